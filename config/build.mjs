@@ -1,0 +1,89 @@
+// Builds dist/cli.js (server + CLI, node_modules kept external) and dist/web/ (the React UI,
+// code-split, hashed, precompressed). Run by `npm run build` and by `prepare` on `npm ci`.
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const webOut = path.join(dist, 'web');
+const started = Date.now();
+
+async function buildServer() {
+  await build({
+    entryPoints: [path.join(root, 'src/cli/main.ts')],
+    outfile: path.join(dist, 'cli.js'),
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  });
+}
+
+const COMPRESSIBLE = /\.(js|css|html|json|svg|map|txt|webmanifest)$/;
+
+async function buildWeb() {
+  fs.rmSync(webOut, { recursive: true, force: true });
+  const assets = path.join(webOut, 'assets');
+  const result = await build({
+    entryPoints: { main: path.join(root, 'web/main.tsx') },
+    outdir: assets,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome110', 'firefox110', 'safari16'],
+    minify: true,
+    sourcemap: false,
+    entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
+    assetNames: '[name]-[hash]',
+    loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
+    metafile: true,
+    jsx: 'automatic',
+    define: { 'process.env.NODE_ENV': '"production"' },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+  let mainJs = '';
+  let mainCss = '';
+  for (const [file, meta] of Object.entries(result.metafile.outputs)) {
+    if (meta.entryPoint && file.endsWith('.js')) mainJs = path.basename(file);
+    if (meta.entryPoint === undefined && file.endsWith('.css') && path.basename(file).startsWith('main-')) mainCss = path.basename(file);
+  }
+  const template = fs.readFileSync(path.join(root, 'web/index.html'), 'utf8');
+  const html = template
+    .replaceAll('{{MAIN_JS}}', `assets/${mainJs}`)
+    .replace('{{MAIN_CSS}}', mainCss ? `<link rel="stylesheet" href="{{STATIC}}/assets/${mainCss}">` : '');
+  fs.writeFileSync(path.join(webOut, 'index.html'), html);
+  const publicDir = path.join(root, 'web/public');
+  if (fs.existsSync(publicDir)) fs.cpSync(publicDir, webOut, { recursive: true });
+  fs.writeFileSync(path.join(dist, 'web-meta.json'), JSON.stringify(result.metafile));
+}
+
+function precompress(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) precompress(full);
+    else if (COMPRESSIBLE.test(entry.name)) {
+      const data = fs.readFileSync(full);
+      fs.writeFileSync(`${full}.gz`, zlib.gzipSync(data, { level: 9 }));
+      fs.writeFileSync(
+        `${full}.br`,
+        zlib.brotliCompressSync(data, {
+          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: data.length },
+        }),
+      );
+    }
+  }
+}
+
+fs.mkdirSync(dist, { recursive: true });
+await Promise.all([buildServer(), buildWeb()]);
+precompress(webOut);
+console.log(`fm: built dist/ in ${Date.now() - started} ms`);

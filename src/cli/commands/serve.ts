@@ -1,0 +1,145 @@
+/** `fm serve [root]`: opens the database, sets up a new instance, and serves the API and the UI. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { UsageError } from '../../errors.ts';
+import { action, databasePath } from '../run.ts';
+import { packageRoot } from '../../paths.ts';
+import { VERSION } from '../../version.ts';
+import type { Logger } from '../../services/context.ts';
+
+interface ServeOptions {
+  root?: string;
+  address: string;
+  port: string;
+  baseurl: string;
+  cert?: string;
+  key?: string;
+  log: string;
+  noauth?: boolean;
+  tokenExpiration: string;
+  authHeader?: string;
+  trustedProxies: string;
+}
+
+export function serveCommand(): Command {
+  return new Command('serve')
+    .description('serve the web UI and the API on a folder')
+    .argument('[root]', 'folder to serve (default: the current folder)')
+    .addOption(new Option('-r, --root <dir>', 'folder to serve').env('FM_ROOT'))
+    .addOption(new Option('-a, --address <address>', 'address to listen on').env('FM_ADDRESS').default('127.0.0.1'))
+    .addOption(new Option('-p, --port <port>', 'port to listen on (0 picks a free port)').env('FM_PORT').default('8080'))
+    .addOption(new Option('-b, --baseurl <path>', 'serve under this URL prefix, e.g. /fm').env('FM_BASEURL').default(''))
+    .addOption(new Option('-t, --cert <file>', 'TLS certificate (PEM) for HTTPS').env('FM_CERT'))
+    .addOption(new Option('-k, --key <file>', 'TLS private key (PEM) for HTTPS').env('FM_KEY'))
+    .addOption(new Option('-l, --log <target>', 'request log: stdout, off, or a file').env('FM_LOG').default('stdout'))
+    .addOption(new Option('--noauth', 'no login: every request acts as user 1').env('FM_NOAUTH'))
+    .addOption(new Option('--token-expiration <duration>', 'login token lifetime').env('FM_TOKEN_EXPIRATION').default('2h'))
+    .addOption(new Option('--auth-header <name>', 'proxy auth: the header that names the user').env('FM_AUTH_HEADER'))
+    .addOption(
+      new Option('--trusted-proxies <list>', 'comma-separated addresses/CIDRs allowed to send the auth header')
+        .env('FM_TRUSTED_PROXIES')
+        .default('127.0.0.0/8,::1'),
+    )
+    .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
+    .action(
+      action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
+        await serve(rootArg, opts, cmd);
+      }),
+    );
+}
+
+async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Command): Promise<void> {
+  const { openDatabase } = await import('../../storage/db.ts');
+  const { createServices, shutdownServices } = await import('../../services/index.ts');
+  const { ensureAdmin, ensureSettings } = await import('../../services/setup.ts');
+  const { startServer } = await import('../../server/start.ts');
+  const { loadWebBundle } = await import('../../server/routes/static.ts');
+  const { parseDuration } = await import('../../services/tokens.ts');
+
+  const rootInput = opts.root ?? rootArg ?? '.';
+  const root = path.resolve(rootInput);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UsageError(`root ${root} is not a folder`);
+  const realRoot = fs.realpathSync(root);
+  const port = Number(opts.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port "${opts.port}"`);
+  const baseURL = normalizeBaseURL(opts.baseurl);
+  if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
+  let tokenLifetime: number;
+  try {
+    tokenLifetime = parseDuration(opts.tokenExpiration);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+
+  const out = (line: string) => process.stdout.write(`${line}\n`);
+  const log: Logger = {
+    info: (m) => out(m),
+    warn: (m) => process.stderr.write(`warning: ${m}\n`),
+    error: (m) => process.stderr.write(`error: ${m}\n`),
+  };
+  const requestLog = openRequestLog(opts.log);
+
+  const dbFile = databasePath(cmd);
+  const db = await openDatabase(dbFile);
+  out(`fm ${VERSION}`);
+  out(`database: ${db.file}`);
+  out(`root: ${realRoot}`);
+  const services = createServices(db, {
+    root: realRoot,
+    tokenLifetime,
+    auth: {
+      noauth: Boolean(opts.noauth),
+      authHeader: opts.authHeader,
+      trustedProxies: opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean),
+    },
+    log,
+    dataDir: path.dirname(db.file),
+  });
+  await ensureSettings(services.repos);
+  const admin = await ensureAdmin(services.repos, services.users);
+  if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
+
+  const web = loadWebBundle(path.join(packageRoot(), 'dist', 'web'));
+  const running = await startServer(services, {
+    address: opts.address,
+    port,
+    baseURL,
+    version: VERSION,
+    web,
+    cert: opts.cert,
+    key: opts.key,
+    requestLog: requestLog?.write,
+  });
+  out(`listening on ${running.url}`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    out(`received ${signal}, shutting down`);
+    await running.close();
+    await shutdownServices(services);
+    await db.close();
+    requestLog?.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+function normalizeBaseURL(raw: string): string {
+  const trimmed = raw.trim().replace(/\/+$/, '');
+  if (!trimmed) return '';
+  if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new UsageError(`invalid base URL "${raw}" (use a path such as /fm)`);
+  return trimmed;
+}
+
+function openRequestLog(target: string): { write: (line: string) => void; close: () => void } | undefined {
+  if (target === 'off' || target === 'false' || target === 'none') return undefined;
+  if (target === 'stdout' || target === '') return { write: (l) => process.stdout.write(`${l}\n`), close() {} };
+  if (target === 'stderr') return { write: (l) => process.stderr.write(`${l}\n`), close() {} };
+  fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
+  const stream = fs.createWriteStream(target, { flags: 'a' });
+  return { write: (l) => stream.write(`${l}\n`), close: () => stream.end() };
+}

@@ -1,0 +1,126 @@
+/**
+ * Errors are classes, not factories, so `instanceof` works across the codebase.
+ * The HTTP layer renders any FmError as `<status> <message>` text; anything else is a 500.
+ */
+export class FmError extends Error {
+  /** HTTP status this error maps to. */
+  readonly status: number;
+  /** Stable machine-readable code, e.g. "not_found". */
+  readonly code: string;
+  /** Extra response headers (Retry-After, Allow, ...). */
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+  }
+}
+
+export class BadRequestError extends FmError {
+  constructor(message = 'bad request') {
+    super(400, 'bad_request', message);
+  }
+}
+export class UnauthorizedError extends FmError {
+  constructor(message = 'unauthorized') {
+    super(401, 'unauthorized', message);
+  }
+}
+export class ForbiddenError extends FmError {
+  constructor(message = 'forbidden') {
+    super(403, 'forbidden', message);
+  }
+}
+export class NotFoundError extends FmError {
+  constructor(message = 'not found') {
+    super(404, 'not_found', message);
+  }
+}
+export class MethodNotAllowedError extends FmError {
+  constructor(message = 'method not allowed') {
+    super(405, 'method_not_allowed', message);
+  }
+}
+export class ConflictError extends FmError {
+  constructor(message = 'conflict') {
+    super(409, 'conflict', message);
+  }
+}
+export class PayloadTooLargeError extends FmError {
+  constructor(message = 'payload too large') {
+    super(413, 'payload_too_large', message);
+  }
+}
+export class UnsupportedMediaTypeError extends FmError {
+  constructor(message = 'unsupported media type') {
+    super(415, 'unsupported_media_type', message);
+  }
+}
+export class RangeNotSatisfiableError extends FmError {
+  constructor(message = 'range not satisfiable', size?: number) {
+    super(416, 'range_not_satisfiable', message, size === undefined ? {} : { 'Content-Range': `bytes */${size}` });
+  }
+}
+export class LockedError extends FmError {
+  constructor(message = 'locked') {
+    super(423, 'locked', message);
+  }
+}
+export class TooManyRequestsError extends FmError {
+  constructor(retryAfterSeconds: number, message = 'too many requests') {
+    super(429, 'too_many_requests', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+  }
+}
+export class NotImplementedStatusError extends FmError {
+  /** 501: used by previews for files that are not images (filebrowser's status). */
+  constructor(message = 'not an image') {
+    super(501, 'not_implemented', message);
+  }
+}
+export class InsufficientStorageError extends FmError {
+  constructor(message = 'insufficient storage') {
+    super(507, 'insufficient_storage', message);
+  }
+}
+
+/** Maps Node's file-system errno codes to FmErrors; returns undefined for unknown errors. */
+export function errnoToFmError(err: unknown): FmError | undefined {
+  if (err instanceof FmError) return err;
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return new NotFoundError('not found');
+    case 'EEXIST':
+    case 'ENOTEMPTY':
+      return new ConflictError('already exists');
+    case 'EACCES':
+    case 'EPERM':
+    case 'EROFS':
+      return new ForbiddenError('permission denied by the file system');
+    case 'ENOTDIR':
+      return new BadRequestError('not a directory');
+    case 'EISDIR':
+      return new BadRequestError('is a directory');
+    case 'ENAMETOOLONG':
+      return new BadRequestError('name too long');
+    case 'ELOOP':
+      return new ForbiddenError('too many symbolic links');
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return new InsufficientStorageError('no space left on device');
+    case 'EINVAL':
+      return new BadRequestError('invalid argument');
+    default:
+      return undefined;
+  }
+}
+
+/** Thrown by CLI actions for usage errors (exit code 2). */
+export class UsageError extends FmError {
+  constructor(message: string) {
+    super(400, 'usage', message);
+  }
+}

@@ -1,0 +1,85 @@
+/** Koa app assembly. createApp never listens; see start.ts. */
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../services/index.ts';
+import { handleErrors, errorBody } from './middleware/errors.ts';
+import { securityHeaders } from './middleware/security-headers.ts';
+import { requestLog } from './middleware/request-log.ts';
+import { authRouter } from './routes/auth.ts';
+import { usersRouter } from './routes/users.ts';
+import { settingsRouter } from './routes/settings.ts';
+import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
+import type { FmMiddleware, FmRouter } from './types.ts';
+
+export interface AppOptions {
+  /** '' or a prefix like '/fm' (no trailing slash). */
+  baseURL: string;
+  version: string;
+  web: WebBundle;
+  /** Request log writer; undefined disables the request log. */
+  requestLog?: (line: string) => void;
+  /** Extra middleware run before the routers (e.g. the tus handler, which must see raw bodies). */
+  before?: FmMiddleware[];
+  /** Extra routers from feature modules. */
+  routers?: FmRouter[];
+}
+
+export type FmApp = Koa;
+
+export function createApp(services: Services, opts: AppOptions): FmApp {
+  const app: FmApp = new Koa();
+  app.context.services = services;
+  app.silent = true;
+
+  app.use(requestLog(opts.requestLog));
+  app.use(handleErrors);
+  app.use(securityHeaders);
+  if (opts.baseURL) app.use(stripBaseURL(opts.baseURL));
+  for (const mw of opts.before ?? []) app.use(mw);
+
+  const base: FmRouter = new Router();
+  base.get('/health', (ctx) => {
+    ctx.body = { status: 'OK' };
+  });
+  base.get('/static/{*path}', serveStatic(opts.web));
+
+  const routers = [base, authRouter(), usersRouter(), settingsRouter(), ...(opts.routers ?? [])];
+  for (const r of routers) app.use(r.routes());
+  app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version })));
+  return app;
+}
+
+/** Unmatched requests: 405 when another method would match, the page for other GETs, else 404. */
+function fallback(routers: FmRouter[], page: FmMiddleware): FmMiddleware {
+  return async (ctx, next) => {
+    const allowed = new Set<string>();
+    for (const r of routers) {
+      for (const layer of r.match(ctx.path, ctx.method).path) for (const m of layer.methods) allowed.add(m);
+    }
+    if (allowed.size > 0) {
+      ctx.status = 405;
+      ctx.set('Allow', [...allowed].join(', '));
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = errorBody(405, '');
+      return;
+    }
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && !ctx.path.startsWith('/api/') && ctx.path !== '/api') {
+      return page(ctx, next);
+    }
+    ctx.status = 404;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = errorBody(404, '');
+  };
+}
+
+function stripBaseURL(baseURL: string): FmMiddleware {
+  return async (ctx, next) => {
+    if (ctx.path === baseURL) {
+      ctx.status = 301;
+      ctx.redirect(`${baseURL}/${ctx.querystring ? `?${ctx.querystring}` : ''}`);
+      return;
+    }
+    if (ctx.path.startsWith(`${baseURL}/`)) ctx.path = ctx.path.slice(baseURL.length);
+    await next();
+  };
+}

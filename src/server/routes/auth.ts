@@ -1,0 +1,52 @@
+/** POST /api/login, /api/renew, /api/logout, /api/signup. */
+import Router from '@koa/router';
+import { ConflictError, MethodNotAllowedError, BadRequestError } from '../../errors.ts';
+import { AuthService } from '../../services/auth.ts';
+import { authenticate, requestSettings } from '../middleware/auth.ts';
+import { jsonBody } from '../middleware/body.ts';
+import type { FmRouter } from '../types.ts';
+
+/** Login and signup bodies are small; larger ones are refused before parsing (413). */
+const AUTH_BODY_LIMIT = '64kb';
+
+export function authRouter(): FmRouter {
+  const router: FmRouter = new Router();
+
+  router.post('/api/login', jsonBody(AUTH_BODY_LIMIT), async (ctx) => {
+    const body = AuthService.parseLoginBody(ctx.request.body);
+    const user = await ctx.services.auth.login({ ...body, ip: ctx.ip, headers: ctx.headers });
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = await ctx.services.tokens.issue(user);
+  });
+
+  router.post('/api/renew', authenticate, async (ctx) => {
+    ctx.set('X-Renew-Token', 'false');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = await ctx.services.tokens.issue(ctx.state.user!);
+  });
+
+  router.post('/api/logout', authenticate, async (ctx) => {
+    if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
+    ctx.cookies.set('auth', null);
+    ctx.status = 200;
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = '200 OK\n';
+  });
+
+  router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT), async (ctx) => {
+    const settings = await requestSettings(ctx);
+    if (!settings.signup) throw new MethodNotAllowedError('signup is disabled');
+    const { username, password } = AuthService.parseLoginBody(ctx.request.body);
+    if (!username.trim() || !password) throw new BadRequestError('username and password are required');
+    try {
+      await ctx.services.users.signup(username, password);
+    } catch (err) {
+      if (err instanceof ConflictError) throw new ConflictError('username already taken');
+      throw err;
+    }
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = '200 OK\n';
+  });
+
+  return router;
+}

@@ -1,0 +1,158 @@
+/**
+ * The page and its assets: index.html with the startup settings (never cached), /static/*
+ * from memory with precompressed variants and immutable caching for hashed names, /health.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import mime from 'mime-types';
+import type { Settings, StartupSettings } from '../../api/settings.ts';
+import { NotFoundError } from '../../errors.ts';
+import { requestSettings } from '../middleware/auth.ts';
+import type { FmContext, FmMiddleware } from '../types.ts';
+
+interface Asset {
+  body: Buffer;
+  gzip?: Buffer;
+  brotli?: Buffer;
+  type: string;
+  etag: string;
+  immutable: boolean;
+}
+
+export interface WebBundle {
+  assets: Map<string, Asset>;
+  template: string;
+}
+
+/** Reads dist/web into memory once. */
+export function loadWebBundle(dir: string): WebBundle {
+  const assets = new Map<string, Asset>();
+  const walk = (d: string) => {
+    for (const entry of fs.readdirSync(d, { withFileTypes: true })) {
+      const full = path.join(d, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (!/\.(gz|br)$/.test(entry.name)) {
+        const rel = path.relative(dir, full).split(path.sep).join('/');
+        const body = fs.readFileSync(full);
+        const read = (ext: string) => (fs.existsSync(full + ext) ? fs.readFileSync(full + ext) : undefined);
+        assets.set(rel, {
+          body,
+          gzip: read('.gz'),
+          brotli: read('.br'),
+          type: mime.contentType(path.extname(entry.name)) || 'application/octet-stream',
+          etag: `"${crypto.createHash('sha1').update(body).digest('base64url').slice(0, 20)}"`,
+          immutable: /-[A-Z0-9]{8,}\.[a-z0-9]+$/i.test(entry.name),
+        });
+      }
+    }
+  };
+  if (!fs.existsSync(path.join(dir, 'index.html'))) throw new Error(`the web UI is not built (${dir}/index.html is missing): run npm run build`);
+  walk(dir);
+  return { assets, template: fs.readFileSync(path.join(dir, 'index.html'), 'utf8') };
+}
+
+export interface PageOptions {
+  baseURL: string;
+  version: string;
+}
+
+export function startupSettings(s: Settings, method: string, opts: PageOptions): StartupSettings {
+  const rc = method === 'json' ? s.auth.recaptcha : null;
+  return {
+    AuthMethod: method,
+    BaseURL: opts.baseURL,
+    CSS: Boolean(s.branding.files && fs.existsSync(path.join(s.branding.files, 'custom.css'))),
+    Color: s.branding.color,
+    DisableExternal: s.branding.disableExternal,
+    DisableUsedPercentage: s.branding.disableUsedPercentage,
+    EnableExec: s.enableExec,
+    EnableThumbs: s.enableThumbnails,
+    HideLoginButton: s.hideLoginButton,
+    LoginPage: method === 'json' || method === 'hook',
+    LogoutPage: s.logoutPage,
+    Name: s.branding.name,
+    NoAuth: method === 'noauth',
+    ReCaptcha: Boolean(rc?.key && rc?.secret),
+    ReCaptchaHost: rc?.host ?? '',
+    ReCaptchaKey: rc?.key ?? '',
+    ResizePreview: s.resizePreview,
+    Signup: s.signup,
+    StaticURL: `${opts.baseURL}/static`,
+    Theme: s.branding.theme,
+    TusSettings: { chunkSize: s.tus.chunkSize, retryCount: s.tus.retryCount },
+    Version: opts.version,
+  };
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** JSON safe inside a <script>: no `</script>`, no HTML comment openers, no line separators. */
+const scriptJson = (v: unknown) =>
+  JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+
+export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html: string; csp: string } {
+  const script = `window.FM=${scriptJson(startup)};`;
+  const hash = crypto.createHash('sha256').update(script).digest('base64');
+  const html = bundle.template
+    .replaceAll('{{STATIC}}', escapeHtml(startup.StaticURL))
+    .replace('{{TITLE}}', escapeHtml(startup.Name || 'fm'))
+    .replace('{{SETTINGS_SCRIPT}}', script);
+  const recaptcha = startup.ReCaptcha ? ` ${startup.ReCaptchaHost} https://www.gstatic.com` : '';
+  const csp = [
+    "default-src 'self'",
+    `script-src 'self' 'sha256-${hash}'${recaptcha}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob:",
+    "font-src 'self' data:",
+    "connect-src 'self' ws: wss:",
+    `frame-src 'self' blob:${recaptcha}`,
+    "worker-src 'self' blob:",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'self'",
+  ].join('; ');
+  return { html, csp };
+}
+
+export function servePage(bundle: WebBundle, opts: PageOptions): FmMiddleware {
+  return async (ctx) => {
+    const settings = await requestSettings(ctx);
+    const { html, csp } = renderIndex(bundle, startupSettings(settings, ctx.services.auth.method(settings), opts));
+    ctx.set('Content-Security-Policy', csp);
+    ctx.set('Cache-Control', 'no-cache, no-store, must-revalidate');
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = html;
+  };
+}
+
+export function serveStatic(bundle: WebBundle): FmMiddleware {
+  return async (ctx) => {
+    const rel = decodeURIComponent(ctx.path.replace(/^\/static\//, ''));
+    const asset = bundle.assets.get(rel);
+    if (!asset || rel === 'index.html') throw new NotFoundError('no such asset');
+    sendAsset(ctx, asset);
+  };
+}
+
+function sendAsset(ctx: FmContext, asset: Asset): void {
+  ctx.set('Cache-Control', asset.immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+  ctx.set('ETag', asset.etag);
+  ctx.set('Vary', 'Accept-Encoding');
+  ctx.type = asset.type;
+  if (ctx.get('If-None-Match') === asset.etag) {
+    ctx.status = 304;
+    return;
+  }
+  const accepted = ctx.acceptsEncodings('br', 'gzip', 'identity');
+  if (accepted === 'br' && asset.brotli) {
+    ctx.set('Content-Encoding', 'br');
+    ctx.body = asset.brotli;
+  } else if (accepted === 'gzip' && asset.gzip) {
+    ctx.set('Content-Encoding', 'gzip');
+    ctx.body = asset.gzip;
+  } else {
+    ctx.body = asset.body;
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Login methods (json, noauth, proxy, hook), throttling and the effective auth method.
+ * Tokens themselves are in tokens.ts.
+ */
+import net from 'node:net';
+import { spawn } from 'node:child_process';
+import { BadRequestError, ForbiddenError } from '../errors.ts';
+import type { AuthMethod, Settings } from '../api/settings.ts';
+import type { UserRecord } from '../storage/repos/users.ts';
+import type { Logger, Repos } from './context.ts';
+import { checkPassword } from './passwords.ts';
+import { Throttle, sleep } from './throttle.ts';
+import type { UserService } from './users.ts';
+import { randomBytes } from 'node:crypto';
+
+export interface AuthOptions {
+  /** `fm serve --noauth`: every request acts as user 1. */
+  noauth: boolean;
+  /** `fm serve --auth-header`: proxy auth with this header (overrides the stored method). */
+  authHeader?: string;
+  /** Addresses or CIDRs allowed to set the proxy header. */
+  trustedProxies: string[];
+}
+
+export interface LoginRequest {
+  username: string;
+  password: string;
+  recaptcha?: string;
+  ip: string;
+  headers: Record<string, string | string[] | undefined>;
+}
+
+export class AuthService {
+  readonly throttle = new Throttle();
+  private readonly trusted: net.BlockList;
+
+  constructor(
+    private readonly repos: Repos,
+    private readonly users: UserService,
+    readonly options: AuthOptions,
+    private readonly log: Logger,
+  ) {
+    this.trusted = buildBlockList(options.trustedProxies);
+  }
+
+  /** The method in force: flags override the stored setting. */
+  method(settings: Settings): AuthMethod {
+    if (this.options.noauth) return 'noauth';
+    if (this.options.authHeader) return 'proxy';
+    return settings.authMethod;
+  }
+
+  proxyHeader(settings: Settings): string {
+    return (this.options.authHeader || settings.auth.header || 'X-Forwarded-User').toLowerCase();
+  }
+
+  isTrustedProxy(ip: string): boolean {
+    return isInList(this.trusted, ip);
+  }
+
+  /** The user named by a trusted proxy header, created on first sight; undefined if absent or untrusted. */
+  async proxyUser(settings: Settings, ip: string, headers: LoginRequest['headers']): Promise<UserRecord | undefined> {
+    const raw = headers[this.proxyHeader(settings)];
+    const name = Array.isArray(raw) ? raw[0] : raw;
+    if (!name) return undefined;
+    if (!this.isTrustedProxy(ip)) {
+      this.log.warn(`auth: ignored proxy header from untrusted address ${ip}`);
+      return undefined;
+    }
+    return (await this.repos.users.getByUsername(name)) ?? this.provision(settings, name, {});
+  }
+
+  /** Creates a user from the defaults, never with admin or execute (proxy and hook users). */
+  private async provision(settings: Settings, username: string, overrides: Partial<UserRecord>): Promise<UserRecord> {
+    const perm = { ...settings.defaults.perm, ...(overrides.perm ?? {}), admin: false, execute: false };
+    return this.users.create(
+      {
+        data: { ...overrides, username, password: randomBytes(24).toString('base64url'), perm, commands: [], lockPassword: true },
+        skipPolicy: true,
+      },
+      settings,
+    );
+  }
+
+  /** Checks credentials per the auth method; throttled per username and per address. */
+  async login(req: LoginRequest): Promise<UserRecord> {
+    const settings = await this.repos.settings.get();
+    const method = this.method(settings);
+    if (method === 'noauth') {
+      const user = await this.repos.users.get(1);
+      if (!user) throw new ForbiddenError('no-auth mode needs user 1');
+      return user;
+    }
+    if (method === 'proxy') {
+      const user = await this.proxyUser(settings, req.ip, req.headers);
+      if (!user) throw new ForbiddenError('wrong credentials');
+      return user;
+    }
+    const keys = [`user:${req.username.toLowerCase()}`, `ip:${req.ip}`];
+    const delay = this.throttle.check(keys);
+    if (delay) await sleep(delay);
+    const user = method === 'hook' ? await this.hookLogin(settings, req) : await this.jsonLogin(settings, req);
+    if (!user) {
+      this.throttle.fail(keys);
+      throw new ForbiddenError('wrong credentials');
+    }
+    this.throttle.succeed(keys);
+    return user;
+  }
+
+  private async jsonLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
+    const rc = settings.auth.recaptcha;
+    if (rc?.secret) {
+      if (!req.recaptcha || !(await verifyRecaptcha(rc.host, rc.secret, req.recaptcha))) return undefined;
+    }
+    const user = req.username ? await this.repos.users.getByUsername(req.username) : undefined;
+    const ok = await checkPassword(req.password, user?.password);
+    return ok ? user : undefined;
+  }
+
+  /** Runs the configured hook (argv only, no shell) with USERNAME and PASSWORD in its environment. */
+  private async hookLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
+    const argv = settings.auth.command.split(' ').filter(Boolean);
+    if (argv.length === 0) throw new ForbiddenError('the auth hook is not configured');
+    const out = await runHook(argv, { USERNAME: req.username, PASSWORD: req.password });
+    if (out.code !== 0) {
+      this.log.warn(`auth hook exited with ${out.code} for user ${JSON.stringify(req.username)}`);
+      return undefined;
+    }
+    const kv = parseHookOutput(out.stdout);
+    const action = kv.get('hook.action');
+    if (action === 'block') return undefined;
+    if (action === 'pass') return this.jsonLogin(settings, req);
+    if (action !== 'auth') {
+      this.log.warn(`auth hook printed no valid hook.action for user ${JSON.stringify(req.username)}`);
+      return undefined;
+    }
+    const overrides = hookUserFields(kv);
+    const existing = await this.repos.users.getByUsername(req.username);
+    if (!existing) return this.provision(settings, req.username, overrides);
+    const perm = { ...existing.perm, ...(overrides.perm ?? {}) };
+    return this.repos.users.update({ ...existing, ...overrides, perm, lockPassword: true });
+  }
+
+  /** Parses the login body, rejecting wrong types. */
+  static parseLoginBody(body: unknown): { username: string; password: string; recaptcha?: string } {
+    if (!body || typeof body !== 'object') return { username: '', password: '' };
+    const b = body as Record<string, unknown>;
+    for (const k of ['username', 'password', 'recaptcha']) {
+      if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') throw new BadRequestError(`${k} must be a string`);
+    }
+    return { username: (b.username as string) ?? '', password: (b.password as string) ?? '', recaptcha: b.recaptcha as string | undefined };
+  }
+}
+
+function buildBlockList(entries: string[]): net.BlockList {
+  const list = new net.BlockList();
+  for (const raw of entries) {
+    const e = raw.trim();
+    if (!e) continue;
+    const [addr, bits] = e.split('/');
+    const type = net.isIPv6(addr) ? 'ipv6' : 'ipv4';
+    if (!net.isIP(addr)) throw new Error(`invalid trusted proxy address "${e}"`);
+    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
+    else list.addAddress(addr, type);
+  }
+  return list;
+}
+
+function isInList(list: net.BlockList, ip: string): boolean {
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
+  const addr = v4 ?? ip;
+  if (!net.isIP(addr)) return false;
+  return list.check(addr, net.isIPv6(addr) ? 'ipv6' : 'ipv4');
+}
+
+async function verifyRecaptcha(host: string, secret: string, response: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${host.replace(/\/$/, '')}/recaptcha/api/siteverify`, {
+      method: 'POST',
+      body: new URLSearchParams({ secret, response }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const data = (await res.json()) as { success?: boolean };
+    return data.success === true;
+  } catch {
+    return false;
+  }
+}
+
+export function runHook(argv: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: process.env.LANG ?? 'C.UTF-8', ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+      shell: false,
+      timeout: timeoutMs,
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => {
+      if (stdout.length < 64 * 1024) stdout += d;
+    });
+    child.on('error', () => resolve({ code: -1, stdout: '' }));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
+  });
+}
+
+export function parseHookOutput(stdout: string): Map<string, string> {
+  const kv = new Map<string, string>();
+  for (const line of stdout.split(/\r?\n/)) {
+    const i = line.indexOf('=');
+    if (i > 0) kv.set(line.slice(0, i).trim(), line.slice(i + 1).trim());
+  }
+  return kv;
+}
+
+const PERMS = ['create', 'rename', 'modify', 'delete', 'share', 'download'] as const;
+
+function hookUserFields(kv: Map<string, string>): Partial<UserRecord> {
+  const out: Partial<UserRecord> = {};
+  const bool = (v: string | undefined) => v === 'true';
+  if (kv.has('user.scope')) out.scope = kv.get('user.scope')!;
+  if (kv.has('user.locale')) out.locale = kv.get('user.locale')!;
+  if (kv.has('user.viewMode')) out.viewMode = kv.get('user.viewMode') === 'mosaic' ? 'mosaic' : 'list';
+  if (kv.has('user.singleClick')) out.singleClick = bool(kv.get('user.singleClick'));
+  if (kv.has('user.hideDotfiles')) out.hideDotfiles = bool(kv.get('user.hideDotfiles'));
+  if (kv.has('user.sorting.by') || kv.has('user.sorting.asc')) {
+    out.sorting = { by: kv.get('user.sorting.by') ?? 'name', asc: bool(kv.get('user.sorting.asc')) };
+  }
+  const perm: Partial<UserRecord['perm']> = {};
+  for (const p of PERMS) if (kv.has(`user.perm.${p}`)) perm[p] = bool(kv.get(`user.perm.${p}`));
+  if (Object.keys(perm).length) out.perm = perm as UserRecord['perm'];
+  return out;
+}
+

@@ -1,0 +1,24 @@
+/** The dependencies every service and route shares, built once per server or CLI run. */
+import type { Database } from '../storage/db.ts';
+import { SettingsRepo } from '../storage/repos/settings.ts';
+import { UsersRepo } from '../storage/repos/users.ts';
+import { SessionsRepo } from '../storage/repos/sessions.ts';
+
+export interface Logger {
+  info(msg: string): void;
+  warn(msg: string): void;
+  error(msg: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {} };
+
+export interface Repos {
+  db: Database;
+  settings: SettingsRepo;
+  users: UsersRepo;
+  sessions: SessionsRepo;
+}
+
+export function createRepos(db: Database): Repos {
+  return { db, settings: new SettingsRepo(db), users: new UsersRepo(db), sessions: new SessionsRepo(db) };
+}

@@ -1,0 +1,51 @@
+/** Password hashing and the one password policy used by the API, signup and the CLI. */
+import bcrypt from 'bcryptjs';
+import { BadRequestError } from '../errors.ts';
+
+export const BCRYPT_COST = 10;
+
+/** The most common passwords (lower-cased); long enough ones are still refused. */
+const COMMON = new Set(
+  `123456789012 1234567890123 12345678901234 123456789123 qwertyuiopas qwertyuiop12 qwertyuiop123 password1234 password12345
+password123456 passwordpassword 111111111111 000000000000 123123123123 abcdefghijkl abc123abc123 iloveyou1234 administrator
+adminadmin123 letmein12345 welcome12345 welcome123456 changeme1234 qwerty123456 1q2w3e4r5t6y 1qaz2wsx3edc zaq12wsxcde3
+monkeymonkey princess1234 football1234 baseball1234 trustno11234 superman1234 dragon123456 sunshine1234 starwars1234
+asdfghjkl123 asdfasdfasdf qazwsxedcrfv passw0rd1234 p@ssw0rd1234 filebrowser12 filebrowser123 changemenow1 secret123456`
+    .split(/\s+/)
+    .filter(Boolean),
+);
+
+/** Throws a 400 with the reason when a new password breaks the policy. */
+export function checkPasswordPolicy(password: string, minimumLength: number): void {
+  if (typeof password !== 'string' || password.length === 0) throw new BadRequestError('password is empty');
+  if ([...password].length < minimumLength) {
+    throw new BadRequestError(`password is too short: at least ${minimumLength} characters are required`);
+  }
+  if (Buffer.byteLength(password, 'utf8') > 72) throw new BadRequestError('password is longer than 72 bytes');
+  if (COMMON.has(password.toLowerCase())) throw new BadRequestError('password is too common');
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return bcrypt.hash(password, BCRYPT_COST);
+}
+
+/** A hash of a random string, compared against when a user does not exist, so timing reveals nothing. */
+let dummyHash: string | undefined;
+export async function checkPassword(password: string, hash: string | undefined): Promise<boolean> {
+  if (Buffer.byteLength(password, 'utf8') > 72) password = password.slice(0, 72);
+  if (!hash) {
+    dummyHash ??= await bcrypt.hash(`dummy-${Math.random()}`, BCRYPT_COST);
+    await bcrypt.compare(password, dummyHash);
+    return false;
+  }
+  try {
+    return await bcrypt.compare(password, hash);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a string looks like a bcrypt hash (for `fm users add --password-hash` and imports). */
+export function isBcryptHash(s: string): boolean {
+  return /^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(s);
+}

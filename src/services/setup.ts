@@ -1,0 +1,30 @@
+/** First start: default settings, the signing key and an `admin` user with a random password. */
+import crypto from 'node:crypto';
+import { SettingsSchema, type Settings } from '../api/settings.ts';
+import type { Repos } from './context.ts';
+import type { UserService } from './users.ts';
+import { allPermissions } from './users.ts';
+
+/** Writes default settings and the signing key if the database has none. */
+export async function ensureSettings(repos: Repos, overrides: Partial<Settings> = {}): Promise<Settings> {
+  const existing = await repos.settings.load();
+  if (existing) return existing;
+  const settings = await repos.settings.save({ ...SettingsSchema.parse({}), ...overrides });
+  await repos.settings.signingKey();
+  return settings;
+}
+
+export interface CreatedAdmin {
+  username: string;
+  password: string;
+}
+
+/** Creates `admin` with a random password when no admin exists; returns it so it can be printed once. */
+export async function ensureAdmin(repos: Repos, users: UserService): Promise<CreatedAdmin | undefined> {
+  if ((await repos.users.adminCount()) > 0) return undefined;
+  let username = 'admin';
+  for (let i = 2; await repos.users.getByUsername(username); i++) username = `admin${i}`;
+  const password = crypto.randomBytes(14).toString('base64url');
+  await users.create({ data: { username, password, scope: '.', perm: allPermissions(), lockPassword: false }, skipPolicy: true });
+  return { username, password };
+}

@@ -1,0 +1,100 @@
+/** JWT issue and verification (HS256 only, exp required, revocable by jti and by user epoch). */
+import crypto from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import { UnauthorizedError } from '../errors.ts';
+import type { TokenUser } from '../api/user.ts';
+import type { UserRecord } from '../storage/repos/users.ts';
+import type { Repos } from './context.ts';
+
+export interface TokenClaims {
+  user: TokenUser;
+  /** The user's sessionEpoch when the token was issued. */
+  sev: number;
+  jti: string;
+  iat: number;
+  exp: number;
+  iss: string;
+}
+
+export const ISSUER = 'fm';
+
+export function tokenUser(u: UserRecord): TokenUser {
+  return {
+    id: u.id,
+    username: u.username,
+    locale: u.locale,
+    viewMode: u.viewMode,
+    singleClick: u.singleClick,
+    redirectAfterCopyMove: u.redirectAfterCopyMove,
+    perm: u.perm,
+    commands: u.commands,
+    lockPassword: u.lockPassword,
+    hideDotfiles: u.hideDotfiles,
+    dateFormat: u.dateFormat,
+    aceEditorTheme: u.aceEditorTheme,
+    sorting: u.sorting,
+  };
+}
+
+export class TokenService {
+  private key?: Buffer;
+
+  constructor(
+    private readonly repos: Repos,
+    /** Token lifetime in seconds. */
+    readonly lifetime: number,
+  ) {}
+
+  private async signingKey(): Promise<Buffer> {
+    this.key ??= await this.repos.settings.signingKey();
+    return this.key;
+  }
+
+  async issue(user: UserRecord): Promise<string> {
+    const key = await this.signingKey();
+    const payload = { user: tokenUser(user), sev: user.sessionEpoch, jti: crypto.randomBytes(16).toString('base64url') };
+    return jwt.sign(payload, key, { algorithm: 'HS256', expiresIn: this.lifetime, issuer: ISSUER });
+  }
+
+  /** Verifies signature, algorithm, expiry and revocation; returns the claims and the current user. */
+  async verify(token: string): Promise<{ claims: TokenClaims; user: UserRecord }> {
+    if (token.split('.').length !== 3) throw new UnauthorizedError('token malformed');
+    let claims: TokenClaims;
+    try {
+      claims = jwt.verify(token, await this.signingKey(), { algorithms: ['HS256'], issuer: ISSUER }) as TokenClaims;
+    } catch (err) {
+      const msg = err instanceof jwt.TokenExpiredError ? 'token expired' : 'invalid token';
+      throw new UnauthorizedError(msg);
+    }
+    if (typeof claims.exp !== 'number' || typeof claims.jti !== 'string' || typeof claims.user?.id !== 'number') {
+      throw new UnauthorizedError('invalid token');
+    }
+    const user = await this.repos.users.get(claims.user.id);
+    if (!user) throw new UnauthorizedError('user no longer exists');
+    if ((claims.sev ?? 0) !== user.sessionEpoch) throw new UnauthorizedError('session revoked');
+    if (await this.repos.sessions.isRevoked(claims.jti)) throw new UnauthorizedError('session revoked');
+    return { claims, user };
+  }
+
+  /** True when under half the lifetime remains or the user changed after the token was issued. */
+  shouldRenew(claims: TokenClaims, user: UserRecord): boolean {
+    const now = Date.now() / 1000;
+    const lifetime = claims.exp - claims.iat;
+    return claims.exp - now < lifetime / 2 || user.updatedAt > claims.iat;
+  }
+
+  async revoke(claims: TokenClaims): Promise<void> {
+    await this.repos.sessions.revoke(claims.jti, claims.exp);
+  }
+}
+
+/** Parses durations like `2h`, `30m`, `90s`, `1d` or a bare number of seconds. */
+export function parseDuration(raw: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(raw);
+  if (!m) throw new Error(`invalid duration "${raw}" (use e.g. 2h, 30m, 3600)`);
+  const n = Number(m[1]);
+  const unit = (m[2] ?? 's').toLowerCase();
+  const seconds = unit === 'ms' ? n / 1000 : unit === 's' ? n : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n * 86400;
+  if (!(seconds >= 1)) throw new Error(`duration "${raw}" is shorter than one second`);
+  return Math.round(seconds);
+}

@@ -1,0 +1,103 @@
+/**
+ * One SQLite file, one Keyv namespace per repository. Repositories are the only
+ * code that touches Keyv; everything else goes through them.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Keyv from 'keyv';
+import KeyvSqlite from '@keyv/sqlite';
+import { FmError } from '../errors.ts';
+
+export const SCHEMA_VERSION = 1;
+export const NAMESPACES = ['meta', 'settings', 'users', 'sessions', 'shares'] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+
+export interface Database {
+  /** Absolute path of the SQLite file. */
+  readonly file: string;
+  ns(name: Namespace): Keyv;
+  /** Every [key, value] of a namespace, read in one query (safe to mutate afterwards). */
+  entries<T>(name: Namespace): Promise<Array<[string, T]>>;
+  close(): Promise<void>;
+}
+
+export class DatabaseError extends FmError {
+  constructor(message: string) {
+    super(500, 'database', message);
+  }
+}
+
+/**
+ * Opens (creating if needed) the database file. Fails with a clear DatabaseError when the
+ * file is not a SQLite database, is read-only, or its schema is newer than this fm.
+ */
+export async function openDatabase(file: string): Promise<Database> {
+  const abs = path.resolve(file);
+  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  if (fs.existsSync(abs)) {
+    const st = fs.statSync(abs);
+    if (!st.isFile()) throw new DatabaseError(`database ${abs} is not a file`);
+    try {
+      fs.accessSync(abs, fs.constants.R_OK | fs.constants.W_OK);
+    } catch {
+      throw new DatabaseError(`database ${abs} is not readable and writable by this user`);
+    }
+    if (st.size > 0) {
+      const head = Buffer.alloc(16);
+      const fd = fs.openSync(abs, 'r');
+      try {
+        fs.readSync(fd, head, 0, 16, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      if (head.toString('latin1') !== 'SQLite format 3\0') throw new DatabaseError(`${abs} is not an fm database (not a SQLite file)`);
+    }
+  }
+
+  const stores = new Map<Namespace, KeyvSqlite>();
+  const keyvs = new Map<Namespace, Keyv>();
+  try {
+    for (const name of NAMESPACES) {
+      const store = new KeyvSqlite({ uri: `sqlite://${abs}`, table: 'fm', busyTimeout: 10_000, iterationLimit: 1_000_000_000 });
+      // Errors must reach the caller: a database that fails must never look empty.
+      store.on('error', () => {});
+      const kv = new Keyv({ store, namespace: name, throwOnErrors: true });
+      kv.on('error', () => {});
+      stores.set(name, store);
+      keyvs.set(name, kv);
+    }
+    const first = stores.get('meta')!;
+    await first.query('PRAGMA journal_mode=WAL');
+    await first.query('PRAGMA synchronous=NORMAL');
+    const meta = keyvs.get('meta')!;
+    const version = (await meta.get<number>('schemaVersion')) ?? 0;
+    if (version > SCHEMA_VERSION) {
+      throw new DatabaseError(`database ${abs} has schema version ${version}; this fm understands up to ${SCHEMA_VERSION}`);
+    }
+    // A write at open proves the file is writable before anything else depends on it.
+    await meta.set('schemaVersion', SCHEMA_VERSION);
+  } catch (err) {
+    await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
+    if (err instanceof DatabaseError) throw err;
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new DatabaseError(`cannot open database ${abs}: ${msg}`);
+  }
+
+  return {
+    file: abs,
+    ns(name) {
+      return keyvs.get(name)!;
+    },
+    async entries<T>(name: Namespace) {
+      const kv = keyvs.get(name)!;
+      const out: Array<[string, T]> = [];
+      if (!kv.iterator) return out;
+      // keyv's iterator deletes expired rows as it goes; collect everything first.
+      for await (const [key, value] of kv.iterator(undefined)) out.push([key as string, value as T]);
+      return out;
+    },
+    async close() {
+      await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
+    },
+  };
+}

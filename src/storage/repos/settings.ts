@@ -1,0 +1,53 @@
+/** The settings record and the JWT signing key. */
+import crypto from 'node:crypto';
+import type { Database } from '../db.ts';
+import { SettingsSchema, normalizeCommands, type Settings } from '../../api/settings.ts';
+
+export class SettingsRepo {
+  constructor(private readonly db: Database) {}
+
+  private get kv() {
+    return this.db.ns('settings');
+  }
+
+  /** The stored settings with defaults filled in, or undefined before the first start. */
+  async load(): Promise<Settings | undefined> {
+    const raw = await this.kv.get<unknown>('settings');
+    if (raw === undefined) return undefined;
+    return normalize(SettingsSchema.parse(raw));
+  }
+
+  /** The stored settings; throws when the instance was never initialised. */
+  async get(): Promise<Settings> {
+    const s = await this.load();
+    if (!s) throw new Error('settings are missing: the database was never initialised');
+    return s;
+  }
+
+  async save(settings: Settings): Promise<Settings> {
+    const clean = normalize(SettingsSchema.parse(settings));
+    await this.kv.set('settings', clean);
+    return clean;
+  }
+
+  /** The HS256 key, created on first use (64 random bytes, as filebrowser). */
+  async signingKey(): Promise<Buffer> {
+    const stored = await this.kv.get<string>('key');
+    if (stored) return Buffer.from(stored, 'base64');
+    const key = crypto.randomBytes(64);
+    await this.kv.set('key', key.toString('base64'));
+    return key;
+  }
+
+  async setSigningKey(key: Buffer): Promise<void> {
+    await this.kv.set('key', key.toString('base64'));
+  }
+}
+
+function normalize(s: Settings): Settings {
+  return {
+    ...s,
+    defaults: { ...s.defaults, locale: s.defaults.locale || 'en', viewMode: s.defaults.viewMode || 'list' },
+    commands: normalizeCommands(s.commands),
+  };
+}

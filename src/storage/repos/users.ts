@@ -1,0 +1,133 @@
+/**
+ * Users, keyed by numeric id, with a case-insensitive username index.
+ * Invariants kept here: unique usernames; the last admin is never deleted or demoted.
+ */
+import type { Database } from '../db.ts';
+import { ConflictError, ForbiddenError, NotFoundError, BadRequestError } from '../../errors.ts';
+import { UserDataSchema, type UserData } from '../../api/user.ts';
+
+/** A stored user: the wire fields (password = bcrypt hash) plus bookkeeping. */
+export interface UserRecord extends UserData {
+  /** Bumped to revoke every token issued before (password change, deletion). */
+  sessionEpoch: number;
+  /** Epoch seconds of the last change; older tokens are asked to renew. */
+  updatedAt: number;
+}
+
+const userKey = (id: number) => `u:${id}`;
+const nameKey = (name: string) => `n:${name.normalize('NFC').toLowerCase()}`;
+
+export class UsersRepo {
+  constructor(private readonly db: Database) {}
+
+  private get kv() {
+    return this.db.ns('users');
+  }
+
+  async get(id: number): Promise<UserRecord | undefined> {
+    if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    const raw = await this.kv.get<UserRecord>(userKey(id));
+    return raw ? toRecord(raw) : undefined;
+  }
+
+  async mustGet(id: number): Promise<UserRecord> {
+    const u = await this.get(id);
+    if (!u) throw new NotFoundError(`user ${id} not found`);
+    return u;
+  }
+
+  async getByUsername(username: string): Promise<UserRecord | undefined> {
+    const id = await this.kv.get<number>(nameKey(username));
+    if (id === undefined) return undefined;
+    const u = await this.get(id);
+    // Guard against a stale index entry.
+    return u && u.username.toLowerCase() === username.normalize('NFC').toLowerCase() ? u : undefined;
+  }
+
+  /** Finds by numeric id or by username. */
+  async find(idOrName: string): Promise<UserRecord | undefined> {
+    if (/^\d+$/.test(idOrName)) {
+      const byId = await this.get(Number(idOrName));
+      if (byId) return byId;
+    }
+    return this.getByUsername(idOrName);
+  }
+
+  async list(): Promise<UserRecord[]> {
+    const rows = await this.db.entries<UserRecord>('users');
+    return rows
+      .filter(([k]) => k.startsWith('u:'))
+      .map(([, v]) => toRecord(v))
+      .sort((a, b) => a.id - b.id);
+  }
+
+  async count(): Promise<number> {
+    return (await this.list()).length;
+  }
+
+  /** Stores a new user with the next id. `data.password` must already be a hash. */
+  async create(data: UserData): Promise<UserRecord> {
+    const username = cleanUsername(data.username);
+    if (await this.kv.get(nameKey(username))) {
+      const existing = await this.getByUsername(username);
+      if (existing) throw new ConflictError(`username "${username}" is already taken`);
+    }
+    const id = ((await this.kv.get<number>('seq')) ?? 0) + 1;
+    await this.kv.set('seq', id);
+    const record: UserRecord = { ...data, id, username, sessionEpoch: 0, updatedAt: nowSeconds() };
+    await this.kv.set(userKey(id), record);
+    await this.kv.set(nameKey(username), id);
+    return record;
+  }
+
+  /** Replaces a stored user, keeping the invariants. */
+  async update(next: UserRecord): Promise<UserRecord> {
+    const prev = await this.mustGet(next.id);
+    const username = cleanUsername(next.username);
+    if (nameKey(username) !== nameKey(prev.username)) {
+      const holder = await this.getByUsername(username);
+      if (holder && holder.id !== prev.id) throw new ConflictError(`username "${username}" is already taken`);
+    }
+    if (prev.perm.admin && !next.perm.admin && (await this.adminCount()) <= 1) {
+      throw new ForbiddenError('the last admin cannot lose admin rights');
+    }
+    const record: UserRecord = { ...next, username, updatedAt: Math.max(nowSeconds(), prev.updatedAt) };
+    await this.kv.set(userKey(record.id), record);
+    if (nameKey(username) !== nameKey(prev.username)) {
+      await this.kv.delete(nameKey(prev.username));
+    }
+    await this.kv.set(nameKey(username), record.id);
+    return record;
+  }
+
+  async delete(id: number): Promise<UserRecord> {
+    const prev = await this.mustGet(id);
+    if (prev.perm.admin && (await this.adminCount()) <= 1) throw new ForbiddenError('the last admin cannot be deleted');
+    await this.kv.delete(userKey(id));
+    await this.kv.delete(nameKey(prev.username));
+    return prev;
+  }
+
+  async adminCount(): Promise<number> {
+    return (await this.list()).filter((u) => u.perm.admin).length;
+  }
+}
+
+/** Trims and validates a username; it must be non-empty and free of control characters and slashes. */
+export function cleanUsername(raw: string): string {
+  const name = raw.normalize('NFC').trim();
+  if (!name) throw new BadRequestError('username is empty');
+  if (name.length > 128) throw new BadRequestError('username is longer than 128 characters');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new BadRequestError('username contains a slash or a control character');
+  return name;
+}
+
+function toRecord(raw: UserRecord): UserRecord {
+  const parsed = UserDataSchema.parse(raw);
+  return { ...parsed, sessionEpoch: raw.sessionEpoch ?? 0, updatedAt: raw.updatedAt ?? 0 };
+}
+
+function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}

@@ -1,0 +1,63 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, startFm, type FmServer } from '../helpers/server.ts';
+
+describe('first start on an empty database', () => {
+  let fm: FmServer;
+  beforeAll(async () => {
+    fm = await startFm({ keep: true });
+  });
+  afterAll(async () => {
+    await fm.stop();
+    fs.rmSync(fm.home, { recursive: true, force: true });
+  });
+
+  it('prints a random admin password once, the database path and the URL', () => {
+    expect(fm.adminPassword).toMatch(/^\S{16,}$/);
+    expect(fm.output()).toContain(`database: ${fm.dbFile}`);
+    expect(fm.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(fs.existsSync(fm.dbFile)).toBe(true);
+  });
+
+  it('writes the default settings', async () => {
+    const admin = await adminClient(fm);
+    const s = await admin.json<Record<string, any>>('/api/settings');
+    expect(s).toMatchObject({
+      signup: false,
+      createUserDir: false,
+      userHomeBasePath: '/users',
+      minimumPasswordLength: 12,
+      tus: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
+      fileMode: 0o640,
+      dirMode: 0o750,
+      rules: [],
+      shell: [],
+      authMethod: 'json',
+    });
+    expect(s.commands.before_upload).toEqual([]);
+    expect(s.defaults.perm).toMatchObject({ admin: false, execute: false, create: true, download: true });
+    expect(JSON.stringify(s)).not.toMatch(/"key"/);
+  });
+
+  it('does not create a second admin or print a password on restart', async () => {
+    await fm.stop();
+    const again = await startFm({ home: fm.home, root: fm.root });
+    try {
+      expect(again.output()).not.toContain('password:');
+      const admin = await adminClient({ ...again, adminPassword: fm.adminPassword });
+      const users = await admin.json<Array<{ username: string }>>('/api/users');
+      expect(users.map((u) => u.username)).toEqual(['admin']);
+    } finally {
+      await again.stop();
+    }
+    fm = await startFm({ home: fm.home, root: fm.root });
+    fm.adminPassword = '';
+  });
+
+  it('serves /health', async () => {
+    const res = await fetch(`${fm.url}/health`);
+    expect(await res.json()).toEqual({ status: 'OK' });
+    expect(path.isAbsolute(fm.root)).toBe(true);
+  });
+});
