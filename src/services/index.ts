@@ -5,6 +5,8 @@ import { TokenService } from './tokens.ts';
 import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
+import { FileEvents } from './events.ts';
+import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
@@ -27,6 +29,10 @@ export interface Services {
   users: UserService;
   /** The one path gate every file-touching route goes through. */
   gate: Gate;
+  /** What changed on disk (shares, the search index and caches listen). */
+  events: FileEvents;
+  /** Event hooks around file operations (the exec module installs the real runner). */
+  hooks: HookRunner;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -55,6 +61,8 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   return {
     gate,
+    events: new FileEvents(options.log),
+    hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
