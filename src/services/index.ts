@@ -46,6 +46,11 @@ export interface Services {
   closers: Array<() => Promise<void>>;
 }
 
+/** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
+export function cacheDirOf(options: ServiceOptions): string {
+  return path.join(options.dataDir, 'cache');
+}
+
 export async function shutdownServices(services: Services): Promise<void> {
   for (const close of [...services.closers].reverse()) {
     try {
@@ -61,9 +66,10 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
-  const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
+  const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
-  const searchIndex = new SearchIndex({ root: options.root, dataDir: options.dataDir, skip: (abs) => gate.isProtected(abs), log: options.log });
+  const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
