@@ -7,6 +7,8 @@ import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import type { HookRunner } from './hooks.ts';
+import { PreviewService } from './previews.ts';
+import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
@@ -20,6 +22,8 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** Where previews are cached (default `<dataDir>/cache/previews`). */
+  cacheDir?: string;
 }
 
 export interface Services {
@@ -33,6 +37,10 @@ export interface Services {
   events: FileEvents;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Image thumbnails and resized previews, cached on disk. */
+  previews: PreviewService;
+  /** Name search under a folder (a walk today; the index of issue 8 later). */
+  search: SearchService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -59,9 +67,13 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const events = new FileEvents(options.log);
+  const previews = createPreviews(gate, events, options);
   return {
     gate,
-    events: new FileEvents(options.log),
+    events,
+    previews,
+    search: createSearchService(gate),
     hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
@@ -69,6 +81,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     users,
     options,
     log: options.log,
-    closers: [],
+    closers: [() => previews.close()],
   };
+}
+
+function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {
+  const cacheDir = path.resolve(options.cacheDir ?? path.join(options.dataDir, 'cache', 'previews'));
+  gate.protect(cacheDir);
+  const previews = new PreviewService({ root: options.root, cacheDir, log: options.log });
+  previews.listen(events);
+  return previews;
 }
