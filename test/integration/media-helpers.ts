@@ -4,23 +4,38 @@
  */
 import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import zlib from 'node:zlib';
 import { startFm, tempDir, type FmServer } from '../helpers/server.ts';
 
+export interface MediaServer extends FmServer {
+  /** The folder holding the root; `outside-secret.txt` and `outside.jpg` live here, next to the root. */
+  outside: string;
+}
+
+export const OUTSIDE_SECRET = 'outside-secret-7f3a9c';
+
 /**
- * Starts fm with the root in its own temp folder. (startFm's default root sits inside the data
- * folder, which the gate protects as a whole.) `stop()` removes the root too.
+ * Starts fm with the root in its own temp folder, beside two files that must never be served.
+ * (startFm's default root sits inside the data folder, which the gate protects as a whole.)
+ * `stop()` removes everything.
  */
-export async function startMediaFm(args: string[] = []): Promise<FmServer> {
-  const root = tempDir('fm-media-root-');
+export async function startMediaFm(args: string[] = []): Promise<MediaServer> {
+  const outside = tempDir('fm-media-');
+  const root = path.join(outside, 'root');
+  fs.mkdirSync(root);
+  fs.writeFileSync(path.join(outside, 'outside-secret.txt'), OUTSIDE_SECRET);
+  fs.writeFileSync(path.join(outside, 'outside-secret.srt'), `1\n00:00:01,000 --> 00:00:02,000\n${OUTSIDE_SECRET}\n`);
   const fm = await startFm({ root, args });
   const stop = fm.stop.bind(fm);
-  fm.stop = async () => {
-    const code = await stop();
-    fs.rmSync(root, { recursive: true, force: true });
-    return code;
-  };
-  return fm;
+  return Object.assign(fm, {
+    outside,
+    stop: async () => {
+      const code = await stop();
+      fs.rmSync(outside, { recursive: true, force: true });
+      return code;
+    },
+  });
 }
 
 export interface RawResponse {
@@ -30,10 +45,10 @@ export interface RawResponse {
 }
 
 /** A GET with the path sent byte for byte (fetch would normalise `..` and `%2e`). */
-export function rawGet(base: string, rawPath: string, token: string): Promise<RawResponse> {
+export function rawGet(base: string, rawPath: string, token: string, headers: Record<string, string> = {}): Promise<RawResponse> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method: 'GET', headers: { 'X-Auth': token } }, (res) => {
+    const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method: 'GET', headers: { 'X-Auth': token, ...headers } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -51,6 +66,8 @@ export function rawGet(base: string, rawPath: string, token: string): Promise<Ra
 export const TRAVERSALS = [
   '/../outside-secret.txt',
   '/..%2foutside-secret.txt',
+  '/../outside-secret.srt',
+  '/..%2f..%2f..%2f..%2f..%2fetc%2fpasswd',
   '/%2e%2e/outside-secret.txt',
   '/%2E%2E%2Foutside-secret.txt',
   '/%252e%252e/outside-secret.txt',
