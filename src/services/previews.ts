@@ -12,7 +12,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Sharp } from 'sharp';
-import { PayloadTooLargeError } from '../errors.ts';
+import { ConflictError, PayloadTooLargeError } from '../errors.ts';
 import type { Logger } from './context.ts';
 import type { FileEvents } from './events.ts';
 import type { Target } from './files/gate.ts';
@@ -40,6 +40,8 @@ export interface PreviewOptions {
   cacheDir: string;
   /** Conversions at once (default: the number of cores). */
   concurrency?: number;
+  /** Shares a limiter with other work (default: a limiter of `concurrency` slots). */
+  limiter?: Limiter;
   /** Largest accepted image, in pixels (default 100 megapixels). */
   maxPixels?: number;
   /** Largest HEIC/HEIF file decoded (it is read whole into memory; default 64 MiB). */
@@ -55,7 +57,7 @@ const SIZES: Record<PreviewSize, { width: number; height: number; fit: 'cover' |
   big: { width: 1080, height: 1080, fit: 'inside', enlarge: false, quality: 82 },
 };
 /** Bump when the output changes, so older cached previews are not reused. */
-const FORMAT_VERSION = 1;
+export const PREVIEW_FORMAT_VERSION = 1;
 const OUTPUT_TYPE = 'image/webp';
 
 /**
@@ -93,7 +95,7 @@ export class PreviewService {
     this.maxPixels = opts.maxPixels ?? 100_000_000;
     this.maxHeicBytes = opts.maxHeicBytes ?? 64 * 1024 * 1024;
     const concurrency = opts.concurrency ?? Math.max(1, os.availableParallelism());
-    this.limiter = new Limiter(concurrency);
+    this.limiter = opts.limiter ?? new Limiter(concurrency);
     this.heic = new HeicDecoder({ maxWorkers: concurrency });
     this.log = opts.log;
   }
@@ -186,6 +188,8 @@ export class PreviewService {
     const fh = await openForRead(target);
     let image: Sharp;
     try {
+      // What was opened must still be a regular file (the path may have been swapped meanwhile).
+      if (!(await fh.stat()).isFile()) throw new ConflictError('the file changed while it was opened');
       try {
         image = plan === 'heic' ? await this.openHeif(fh, target) : await this.openWithSharp(fh, target);
       } catch (err) {
@@ -296,5 +300,5 @@ function loadSharp(): Promise<typeof import('sharp').default> {
 function variantStem(size: PreviewSize, target: Target): string {
   const st = target.stat!;
   const mtime = Math.round(st.mtimeMs * 1000).toString(36);
-  return `${size}-v${FORMAT_VERSION}-${st.ino.toString(36)}-${mtime}-${st.size.toString(36)}`;
+  return `${size}-v${PREVIEW_FORMAT_VERSION}-${st.ino.toString(36)}-${mtime}-${st.size.toString(36)}`;
 }

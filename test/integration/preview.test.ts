@@ -132,9 +132,11 @@ describe('GET /api/preview', () => {
   });
 
   it('DOS: refuses an image declaring 10 gigapixels with 413, from its header alone', async () => {
-    const res = await admin.fetch('/api/preview/thumb/bomb.png');
+    const key = Math.trunc(fs.statSync(path.join(fm.root, 'bomb.png')).mtimeMs);
+    const res = await admin.fetch(`/api/preview/thumb/bomb.png?inline=true&key=${key}`);
     expect(res.status).toBe(413);
     expect(await res.text()).toMatch(/^413 Payload Too Large: .*100000×100000/);
+    expect(res.headers.get('cache-control')).not.toMatch(/max-age/); // errors are never cached
     expect((await admin.fetch('/health')).status).toBe(200);
   });
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { FileEvents } from '../../src/services/events.ts';
 import { PreviewService, previewPlan } from '../../src/services/previews.ts';
+import { Limiter } from '../../src/services/limiter.ts';
 import { silentLogger } from '../../src/services/context.ts';
 import { SettingsSchema } from '../../src/api/settings.ts';
 import { UserDataSchema } from '../../src/api/user.ts';
@@ -120,5 +121,43 @@ describe('the preview service', () => {
     expect(await previews.preview(await resolve('/broken.jpg'), 'thumb')).toEqual({ kind: 'raw' });
     expect(cacheFiles().some((f) => /^broken\.jpg\/thumb-.*\.failed$/.test(f))).toBe(true);
     expect(await previews.preview(await resolve('/broken.jpg'), 'thumb')).toEqual({ kind: 'raw' });
+  });
+
+  it('drops a queued conversion when its only client leaves, without ever running it', async () => {
+    const limiter = new Limiter(1);
+    const single = new PreviewService({ root, cacheDir, limiter, log: silentLogger });
+    let release!: () => void;
+    const busy = limiter.run(() => new Promise<void>((r) => (release = r))); // holds the only slot
+    fs.writeFileSync(path.join(root, 'queued.jpg'), await jpeg(64, 64));
+    const client = new AbortController();
+    const queued = single.preview(await resolve('/queued.jpg'), 'thumb', client.signal);
+    while (limiter.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    client.abort(new Error('client gone'));
+    await expect(queued).rejects.toThrow('client gone');
+    expect(limiter.waiting).toBe(0);
+    release();
+    await busy;
+    expect(limiter.active).toBe(0);
+    expect(fs.existsSync(path.join(cacheDir, 'queued.jpg'))).toBe(false);
+    await single.close();
+  });
+
+  it('keeps a shared conversion going while another client still waits for it', async () => {
+    const limiter = new Limiter(1);
+    const single = new PreviewService({ root, cacheDir, limiter, log: silentLogger });
+    let release!: () => void;
+    const busy = limiter.run(() => new Promise<void>((r) => (release = r)));
+    fs.writeFileSync(path.join(root, 'shared.jpg'), await jpeg(64, 64));
+    const t = await resolve('/shared.jpg');
+    const leaving = new AbortController();
+    const first = single.preview(t, 'thumb', leaving.signal);
+    const second = single.preview(t, 'thumb', new AbortController().signal);
+    while (limiter.waiting === 0) await new Promise((r) => setTimeout(r, 5));
+    leaving.abort(new Error('gone'));
+    release();
+    await busy;
+    expect((await second).kind).toBe('buffer');
+    expect((await first).kind).toBe('buffer');
+    await single.close();
   });
 });

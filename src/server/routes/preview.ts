@@ -13,7 +13,7 @@ import type { Target } from '../../services/files/gate.ts';
 import { openForRead } from '../../services/files/io.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
 import { mimeOf } from '../../services/files/types.ts';
-import { PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
+import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
 import { queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -44,15 +44,29 @@ async function getPreview(ctx: FmContext): Promise<void> {
   const st = target.stat;
   const stamp = Math.trunc(st.mtimeMs);
   ctx.status = 200;
-  ctx.set('ETag', `"${size}${convert ? '' : '-raw'}-${st.ino.toString(36)}-${Math.round(st.mtimeMs * 1000).toString(36)}-${st.size.toString(36)}"`);
+  const variant = convert ? `${size}-v${PREVIEW_FORMAT_VERSION}` : `${size}-raw`;
+  ctx.set('ETag', `"${variant}-${st.ino.toString(36)}-${Math.round(st.mtimeMs * 1000).toString(36)}-${st.size.toString(36)}"`);
   ctx.lastModified = new Date(stamp);
-  ctx.set('Cache-Control', keyMatches(queryString(ctx, 'key'), stamp) ? LONG_CACHE : 'private, no-cache');
+  // Set only on success: an error must never be cached for a year.
+  const cacheControl = keyMatches(queryString(ctx, 'key'), stamp) ? LONG_CACHE : 'private, no-cache';
   if (ctx.fresh) {
     ctx.status = 304;
+    ctx.set('Cache-Control', cacheControl);
     return;
   }
-  const outcome: PreviewOutcome = convert ? await ctx.services.previews.preview(target, size as PreviewSize, clientGone(ctx)) : { kind: 'raw' };
+  let outcome: PreviewOutcome = { kind: 'raw' };
+  if (convert) {
+    const gone = clientGone(ctx);
+    try {
+      outcome = await ctx.services.previews.preview(target, size as PreviewSize, gone);
+    } catch (err) {
+      if (!gone.aborted) throw err;
+      ctx.respond = false; // the client left while the conversion waited: nobody to answer
+      return;
+    }
+  }
   await send(ctx, target, size as PreviewSize, outcome);
+  ctx.set('Cache-Control', cacheControl);
 }
 
 /** The UI sends `key=<Date.parse(modified)>`; an RFC 3339 date is accepted too. */
