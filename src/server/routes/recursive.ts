@@ -5,9 +5,9 @@
  * left out. Registered before the resources router, so for GET this prefix wins over a
  * top-level folder named "recursive" (as in filebrowser; see docs/decisions.md).
  */
-import type fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import fs from 'node:fs';
 import { Readable } from 'node:stream';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
 import { authenticate } from '../middleware/auth.ts';
@@ -39,11 +39,14 @@ async function listRecursive(ctx: FmContext): Promise<void> {
 }
 
 async function* entries(gate: Gate, target: Target): AsyncGenerator<RecursiveEntryDto> {
+  let n = 0;
   for await (const e of gate.visibleTree(target)) {
     if (isPartialName(e.dirent.name)) continue;
+    // Synchronous lstat in batches (much faster than the thread pool), yielding between them.
+    if (++n % BATCH === 0) await yieldToLoop();
     let st: fs.Stats;
     try {
-      st = await fsp.lstat(e.abs);
+      st = fs.lstatSync(e.abs);
     } catch {
       continue; // vanished meanwhile
     }
