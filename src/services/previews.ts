@@ -191,7 +191,8 @@ export class PreviewService {
       // What was opened must still be a regular file (the path may have been swapped meanwhile).
       if (!(await fh.stat()).isFile()) throw new ConflictError('the file changed while it was opened');
       try {
-        image = plan === 'heic' ? await this.openHeif(fh, target) : await this.openWithSharp(fh, target);
+        // A .heif may hold AV1 (AVIF) rather than HEVC: sharp reads those.
+        image = plan === 'heic' ? await this.openHeif(fh, target).catch((err) => this.retryWithSharp(err, fh, target)) : await this.openWithSharp(fh, target);
       } catch (err) {
         if (err instanceof PayloadTooLargeError) throw err;
         return await this.failed(target, dir, stem, err);
@@ -221,6 +222,11 @@ export class PreviewService {
     if (!meta.width || !meta.height) throw new Error('the image has no dimensions');
     this.checkPixels(meta.width, meta.height);
     return sharp(input, { limitInputPixels: this.maxPixels, autoOrient: true });
+  }
+
+  private retryWithSharp(err: unknown, fh: fsp.FileHandle, target: Target): Promise<Sharp> {
+    if (err instanceof PayloadTooLargeError) throw err;
+    return this.openWithSharp(fh, target).catch(() => Promise.reject(err));
   }
 
   /** HEIC/HEIF: decoded to RGBA in a worker (libheif applies the container's rotation). */

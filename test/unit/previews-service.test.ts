@@ -12,6 +12,7 @@ import { SettingsSchema } from '../../src/api/settings.ts';
 import { UserDataSchema } from '../../src/api/user.ts';
 import { PayloadTooLargeError } from '../../src/errors.ts';
 import { bombPng } from '../integration/media-helpers.ts';
+import { PROJECT_ROOT } from '../helpers/server.ts';
 
 let home: string;
 let root: string;
@@ -114,6 +115,17 @@ describe('the preview service', () => {
   it('refuses an image over the pixel limit from its header, without decoding it', async () => {
     fs.writeFileSync(path.join(root, 'bomb.png'), bombPng(100_000, 100_000));
     await expect(previews.preview(await resolve('/bomb.png'), 'thumb')).rejects.toBeInstanceOf(PayloadTooLargeError);
+  });
+
+  it('decodes HEIC in a worker, and falls back to sharp for an AV1-coded .heif', async () => {
+    fs.copyFileSync(path.join(PROJECT_ROOT, 'test/fixtures/media/red-blue-64x48.heic'), path.join(root, 'photo.heic'));
+    const heic = await previews.preview(await resolve('/photo.heic'), 'big');
+    expect(heic.kind).toBe('buffer');
+    const meta = await sharp((heic as { data: Buffer }).data).metadata();
+    expect([meta.width, meta.height]).toEqual([64, 48]);
+    await sharp({ create: { width: 40, height: 30, channels: 3, background: 'red' } }).avif().toFile(path.join(root, 'av1.heif'));
+    const av1 = await previews.preview(await resolve('/av1.heif'), 'big');
+    expect(av1.kind).toBe('buffer');
   });
 
   it('answers raw for an image it cannot decode, and remembers not to try again', async () => {
