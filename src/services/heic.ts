@@ -162,8 +162,3 @@ export class HeicDecoder {
     this.idleTimers.delete(worker);
   }
 }
-
-/** True when a buffer starts like a HEIF container (an `ftyp` box). */
-export function looksLikeHeif(head: Buffer): boolean {
-  return head.length >= 12 && head.toString('latin1', 4, 8) === 'ftyp';
-}
