@@ -8,6 +8,8 @@ import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
 import type { HookRunner } from './hooks.ts';
+import { PreviewService } from './previews.ts';
+import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
@@ -21,6 +23,8 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** fm's cache folder: previews and the search index snapshot (default `<dataDir>/cache`). */
+  cacheDir?: string;
 }
 
 export interface Services {
@@ -36,6 +40,10 @@ export interface Services {
   searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Image thumbnails and resized previews, cached on disk. */
+  previews: PreviewService;
+  /** Name search under a folder (a walk today; the index of issue 8 later). */
+  search: SearchService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -48,7 +56,7 @@ export interface Services {
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
 export function cacheDirOf(options: ServiceOptions): string {
-  return path.join(options.dataDir, 'cache');
+  return path.resolve(options.cacheDir ?? path.join(options.dataDir, 'cache'));
 }
 
 export async function shutdownServices(services: Services): Promise<void> {
@@ -73,10 +81,13 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
+  const previews = createPreviews(gate, events, options);
   return {
     gate,
     events,
     searchIndex,
+    previews,
+    search: createSearchService(gate, searchIndex),
     hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
@@ -84,6 +95,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     users,
     options,
     log: options.log,
-    closers: [],
+    closers: [() => previews.close()],
   };
+}
+
+function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {
+  const cacheDir = path.join(cacheDirOf(options), 'previews');
+  gate.protect(cacheDir);
+  const previews = new PreviewService({ root: options.root, cacheDir, log: options.log });
+  previews.listen(events);
+  return previews;
 }

@@ -21,6 +21,7 @@ interface ServeOptions {
   authHeader?: string;
   trustedProxies: string;
   index: boolean;
+  cacheDir?: string;
 }
 
 export function serveCommand(): Command {
@@ -42,6 +43,7 @@ export function serveCommand(): Command {
         .env('FM_TRUSTED_PROXIES')
         .default('127.0.0.0/8,::1'),
     )
+    .addOption(new Option('--cache-dir <dir>', 'cache folder for previews and the search index (default: <data folder>/cache)').env('FM_CACHE_DIR'))
     .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
     .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
     .action(
@@ -97,6 +99,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     },
     log,
     dataDir: path.dirname(db.file),
+    cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
   });
   await ensureSettings(services.repos);
   const admin = await ensureAdmin(services.repos, services.users);
