@@ -10,6 +10,8 @@ import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits, type SettingsCheckOptions } from './exec/index.ts';
+import { ExecHookRunner } from './exec/hooks.ts';
 
 export interface ServiceOptions {
   /** Absolute, real path of the folder fm serves. */
@@ -20,6 +22,8 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** Limits of each command run and hook (default: 10 minutes, 10 MiB of output). */
+  exec?: Partial<ExecLimits>;
 }
 
 export interface Services {
@@ -33,12 +37,14 @@ export interface Services {
   events: FileEvents;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** The command runner (WebSocket /api/command), also used by hooks and the auth hook. */
+  exec: ExecService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
   /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings) => Promise<void>;
+  validateSettings?: (next: Settings, current: Settings, opts?: SettingsCheckOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }
@@ -59,16 +65,19 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec });
   return {
     gate,
     events: new FileEvents(options.log),
-    hooks: { around: (_ctx, operation) => operation() },
+    hooks: new ExecHookRunner(repos, gate, exec, options.log),
+    exec,
+    validateSettings: validateExecSettings,
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
     users,
     options,
     log: options.log,
-    closers: [],
+    closers: [() => exec.closeAll()],
   };
 }
