@@ -114,10 +114,11 @@ function sleepPids(arg: string): number[] {
   return pids;
 }
 
+/** Running (a zombie waiting for its new parent to reap it counts as gone). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }
