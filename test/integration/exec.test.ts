@@ -288,6 +288,7 @@ describe('command runner', () => {
       expectRefused(await runCommand(fm, '/api/command/docs', 'cat ../../outside.txt', { token: alice.token }), /outside your scope/);
       expectRefused(await runCommand(fm, '/api/command/', 'cat secret/key.txt', { token: alice.token }), /denied by a rule/);
       expectRefused(await runCommand(fm, '/api/command/', 'ls escape', { token: alice.token }), /outside your scope/);
+      expectRefused(await runCommand(fm, '/api/command/', 'ls escape/..', { token: alice.token }), /outside your scope/);
       expectRefused(await runCommand(fm, '/api/command/', 'grep --file=/etc/passwd x', { token: alice.token }), /absolute path/);
       // Inside the scope, .. is fine.
       const r = await runCommand(fm, '/api/command/docs', 'cat ../docs/a.txt', { token: alice.token });
@@ -334,6 +335,22 @@ describe('command runner', () => {
       expect(pids.length).toBe(1);
       await waitFor(() => !alive(pids[0]), 'the process to be killed');
     });
+  });
+
+  it('DOS: a user runs at most 4 commands at the same time', async () => {
+    const sockets: WebSocket[] = [];
+    const runs = ['987011', '987012', '987013', '987014'].map((arg) =>
+      runCommand(fm, '/api/command/', `sleep ${arg}`, { token: alice.token, onOpen: (ws) => sockets.push(ws) }),
+    );
+    try {
+      await waitFor(() => ['987011', '987012', '987013', '987014'].every((a) => sleepPids(a).length === 1), 'four sleeps');
+      expectRefused(await runCommand(fm, '/api/command/', 'echo fifth', { token: alice.token }), /already run 4 commands/);
+    } finally {
+      for (const ws of sockets) ws.terminate();
+      await Promise.all(runs);
+    }
+    await waitFor(() => ['987011', '987012', '987013', '987014'].every((a) => sleepPids(a).length === 0), 'the sleeps to end');
+    expect((await runCommand(fm, '/api/command/', 'echo again', { token: alice.token })).lines).toEqual(['again']);
   });
 
   describe('with a configured shell', () => {

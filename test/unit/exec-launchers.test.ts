@@ -14,7 +14,7 @@ describe('launchers', () => {
       'sh', 'bash', 'dash', 'zsh', 'fish', 'busybox', 'env', 'xargs', 'find', 'nice', 'nohup', 'timeout', 'sudo', 'su', 'doas',
       'python', 'python3', 'python3.12', 'perl', 'perl5.36', 'ruby', 'node', 'nodejs', 'php', 'php8.2', 'lua5.4', 'awk', 'gawk',
       'mawk', 'sed', 'git', 'ssh', 'script', 'watch', 'strace', 'chroot', 'setsid', 'tar', 'rsync', 'make', 'vim', 'ed', 'man',
-      'flock', 'stdbuf', 'eval', 'exec', 'command', 'ld-linux-x86-64.so.2', '/usr/bin/python3', '/bin/sh', './env',
+      'flock', 'stdbuf', 'sqlite3', 'psql', 'eval', 'exec', 'command', 'ld-linux-x86-64.so.2', '/usr/bin/python3', '/bin/sh', './env',
     ];
     for (const name of launchers) expect(isLauncher(name), name).toBe(true);
     expect(launcherReason('python3')).toMatch(/interpreter/);
@@ -49,13 +49,13 @@ describe('checkAllowlist', () => {
 
 describe('checkShellSetting', () => {
   it('accepts no shell and POSIX shells with -c', () => {
-    for (const shell of [[], ['sh', '-c'], ['bash', '-c'], ['/bin/bash', '--norc', '--noprofile', '-c'], ['dash', '-e', '-c'], ['bash', '-ec'], ['zsh', '-c']]) {
+    for (const shell of [[], ['sh', '-c'], ['bash', '-c'], ['/bin/bash', '--norc', '--noprofile', '-c'], ['dash', '-e', '-c'], ['bash', '-ec']]) {
       expect(() => checkShellSetting(shell), shell.join(' ')).not.toThrow();
     }
   });
 
   it('EXEC: refuses other programs, options that change how the line is read, and a missing -c', () => {
-    for (const shell of [['python3', '-c'], ['env', 'bash', '-c'], ['fish', '-c'], ['bash'], ['bash', '-i', '-c'], ['bash', '-c', 'id'], ['bash', '-O', 'extglob', '-c'], ['bin/sh', '-c']]) {
+    for (const shell of [['python3', '-c'], ['env', 'bash', '-c'], ['fish', '-c'], ['bash'], ['bash', '-i', '-c'], ['bash', '-c', 'id'], ['bash', '-O', 'extglob', '-c'], ['bin/sh', '-c'], ['zsh', '-c']]) {
       expect(() => checkShellSetting(shell), shell.join(' ')).toThrow(BadRequestError);
     }
   });

@@ -76,6 +76,17 @@ describe('planCommand', () => {
     await expect(planCommand('echo a > sub', top)).rejects.toThrow(/folder/);
   });
 
+  it('EXEC: arguments are followed like the kernel follows them: a link, then ..', async () => {
+    // Lexically `etc-link/../etc/passwd` is `/etc/passwd` inside the scope (missing); physically it is /etc/passwd.
+    await expect(planCommand('cat etc-link/../etc/passwd', base)).rejects.toThrow(/leads outside your scope/);
+    await expect(planCommand('cat etc-link/passwd', base)).rejects.toThrow(/leads outside your scope/);
+    await expect(planCommand('cat /etc/passwd', base)).rejects.toThrow(/absolute path/);
+    await expect(planCommand('grep -fetc-link/passwd x', base)).rejects.toThrow(/leads outside your scope/);
+    await expect(planCommand('grep --file=../x y', base)).rejects.toThrow(/leads outside your scope/);
+    await expect(planCommand('cat sub/../in.txt', base)).resolves.toMatchObject({ args: ['sub/../in.txt'] });
+    await expect(planCommand('grep -r -n x .', base)).resolves.toMatchObject({ args: ['-r', '-n', 'x', '.'] });
+  });
+
   it('EXEC: hooks skip the allowlist but keep the syntax and redirection checks', async () => {
     const hook = { ...base, purpose: 'hook' as const, allowlist: undefined };
     await expect(planCommand('true', hook)).resolves.toMatchObject({ argv0: 'true' });

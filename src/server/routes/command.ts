@@ -26,6 +26,14 @@ const PREFIX = '/api/command';
 const FIRST_FRAME_MS = 60_000;
 /** Output is paused while this much is waiting to be sent to a slow client. */
 const HIGH_WATER = 1024 * 1024;
+/** Commands one user may run at the same time. */
+const MAX_RUNS_PER_USER = 4;
+
+interface Runs {
+  all: Set<RunningProcess>;
+  /** Running commands per user id. */
+  perUser: Map<number, number>;
+}
 
 export interface CommandRunner {
   /** Stops every run and closes every socket (server shutdown). */
@@ -35,7 +43,7 @@ export interface CommandRunner {
 /** Handles WebSocket upgrades on `server` for the command runner. */
 export function attachCommandRunner(server: http.Server, app: Koa, services: Services, baseURL: string): CommandRunner {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
-  const runs = new Set<RunningProcess>();
+  const runs: Runs = { all: new Set(), perUser: new Map() };
   const prefix = `${baseURL}${PREFIX}`;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (req.url ?? '/').split('?')[0];
@@ -52,7 +60,7 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
   });
   return {
     async close() {
-      const stopping = [...runs];
+      const stopping = [...runs.all];
       for (const p of stopping) p.stop('cancelled');
       for (const ws of wss.clients) ws.terminate();
       await Promise.all(stopping.map((p) => p.done));
@@ -66,7 +74,7 @@ async function handleUpgrade(
   app: Koa,
   services: Services,
   baseURL: string,
-  runs: Set<RunningProcess>,
+  runs: Runs,
   req: http.IncomingMessage,
   socket: Duplex,
   head: Buffer,
@@ -91,7 +99,7 @@ async function handleUpgrade(
 }
 
 /** One command per socket. */
-function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Set<RunningProcess>): void {
+function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs): void {
   const user = ctx.state.user!;
   const timer = setTimeout(() => refuse(ws, 'no command line was sent'), FIRST_FRAME_MS);
   ws.on('error', () => ws.terminate());
@@ -109,7 +117,7 @@ function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Set<Ru
   });
 }
 
-async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Set<RunningProcess>, line: string): Promise<void> {
+async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs, line: string): Promise<void> {
   const user = ctx.state.user!;
   let what = `command ${JSON.stringify(line)} by ${user.username}`;
   let plan;
@@ -131,6 +139,11 @@ async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Set<
     throw err;
   }
   if (ws.readyState !== ws.OPEN) return;
+  const running = runs.perUser.get(user.id) ?? 0;
+  if (running >= MAX_RUNS_PER_USER) {
+    refuse(ws, `you already run ${running} commands; wait for one to finish`);
+    return;
+  }
   const env = scrubbedEnv(access.rootReal, { PWD: plan.cwd });
   let draining: NodeJS.Timeout | undefined;
   const proc = services.exec.start(plan, env, {
@@ -149,10 +162,14 @@ async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Set<
       }
     },
   });
-  runs.add(proc);
+  runs.perUser.set(user.id, running + 1);
+  runs.all.add(proc);
   ws.on('close', () => proc.stop('cancelled'));
   const result = await proc.done;
-  runs.delete(proc);
+  runs.all.delete(proc);
+  const left = (runs.perUser.get(user.id) ?? 1) - 1;
+  if (left > 0) runs.perUser.set(user.id, left);
+  else runs.perUser.delete(user.id);
   if (draining) clearInterval(draining);
   services.exec.logResult(what, result);
   if (ws.readyState !== ws.OPEN) return;

@@ -23,7 +23,8 @@ add('it runs commands as another user', 'sudo su doas pkexec sg newgrp');
 add('it runs a program given by an option (-exec, -e, --to-command, …)', 'find rsync scp sftp tar zip busybox toybox dpkg apt apt-get aptitude rpm yum dnf man less more most');
 add('its own language can run programs', 'awk gawk mawk nawk sed ed ex vi vim nvim view emacs nano m4 dc gdb lldb expect tclsh wish make gmake cmake ninja bmake');
 add('it traces or wraps a program it starts', 'strace ltrace valgrind script perf ptrace catchsegv firejail bwrap');
-add('it runs remote or network commands', 'ssh rsh rlogin telnet nc ncat netcat socat');
+add('it runs remote or network commands', 'ssh rsh rlogin telnet nc ncat netcat socat ftp lftp');
+add('its shell escape or start-up file (read from HOME, the user\'s folder) can run programs', 'sqlite3 psql mysql mariadb octave gnuplot');
 add('it runs hooks, aliases or scripts from its configuration', 'git hg svn npm npx pnpm yarn pip pip3 pipx cargo go gradle mvn ant rake bundle gem composer crontab at batch');
 add(
   'it changes what later commands resolve to (variables, aliases, PATH lookups)',
@@ -74,8 +75,12 @@ export function checkAllowlist(next: readonly string[], previous: readonly strin
   }
 }
 
-/** Shells fm can run a checked command line with (POSIX family; their quoting is the same). */
-const SHELLS = new Set(['sh', 'bash', 'dash', 'ash', 'ksh', 'mksh', 'zsh']);
+/**
+ * Shells fm can run a checked command line with: POSIX family (same quoting), and none that
+ * reads a start-up file from HOME when not interactive (zsh reads ~/.zshenv, and HOME is the
+ * user's folder).
+ */
+const SHELLS = new Set(['sh', 'bash', 'dash', 'ash', 'ksh', 'mksh']);
 /** Shell options that do not change how a `-c` line is read. */
 const SHELL_OPTIONS = /^(-[eufxc]+|--norc|--noprofile|--posix)$/;
 

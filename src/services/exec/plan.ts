@@ -155,30 +155,32 @@ async function isExecutable(file: string): Promise<boolean> {
 /**
  * An argument that names an existing path must be one the gate lets this user read (scope,
  * rules, hidden dotfiles, links leaving the scope, fm's own files); absolute paths are refused
- * outright. Options are checked too: the value of `--opt=value` and of `-fvalue`.
+ * outright. The path is followed the way the kernel will follow it (a link, then `..`), not
+ * lexically, so `link/../x` cannot step out. Options are checked too: the value of
+ * `--opt=value`, and of `-fvalue` when it holds a `/`.
  */
 async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
   const candidates = [w.value];
   if (w.value.startsWith('-')) {
     const eq = w.value.indexOf('=');
-    const slash = w.value.indexOf('/');
     if (eq > 0) candidates.push(w.value.slice(eq + 1));
-    else if (!w.value.startsWith('--') && slash > 1) candidates.push(w.value.slice(slash));
+    else if (!w.value.startsWith('--') && w.value.includes('/')) candidates.push(w.value.slice(2));
   }
   for (const c of candidates) {
     if (!c) continue;
     if (c.startsWith('/')) {
       refuse(`argument "${w.value}" is an absolute path: commands only reach paths inside your folder; name them relative to the current folder`);
     }
-    let virtual: string;
+    const phys = await physicalPath(opts.cwd, c);
+    const root = opts.access.rootReal;
+    if (phys !== root && !phys.startsWith(`${root}/`)) refuse(`argument "${w.value}" leads outside your scope`);
+    const exists = await fs.lstat(phys).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) continue;
     try {
-      virtual = joinVirtual(opts.cwdVirtual, c);
-    } catch {
-      refuse(`argument "${w.value}" leads outside your scope`);
-    }
-    if (!(await lexicallyExists(opts.access, virtual))) continue;
-    try {
-      await opts.gate.resolve(opts.access, virtual, 'read');
+      await opts.gate.resolve(opts.access, `/${path.relative(root, phys)}`, 'read');
     } catch (err) {
       if (err instanceof FmError) refuse(`argument "${w.value}": ${err.message}`);
       throw err;
@@ -186,14 +188,26 @@ async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
   }
 }
 
-/** Whether something exists at the virtual path, following links (the gate then judges them). */
-async function lexicallyExists(access: Access, virtual: string): Promise<boolean> {
-  try {
-    await fs.lstat(path.join(access.rootReal, virtual));
-    return true;
-  } catch {
-    return false;
+/** Where `rel` leads from `dir` when the kernel resolves it: links are followed before `..`. */
+async function physicalPath(dir: string, rel: string): Promise<string> {
+  let cur = dir;
+  const parts = rel.split('/').filter((p) => p !== '' && p !== '.');
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i] === '..') {
+      cur = path.dirname(cur);
+      continue;
+    }
+    const next = path.join(cur, parts[i]);
+    let st;
+    try {
+      st = await fs.lstat(next);
+    } catch {
+      // Nothing there: the rest can only be resolved lexically.
+      return path.resolve(next, ...parts.slice(i + 1));
+    }
+    cur = st.isSymbolicLink() ? await fs.realpath(next).catch(() => next) : next;
   }
+  return cur;
 }
 
 /** Resolves a redirection through the gate (inside the current folder) and renders it for the shell. */
