@@ -92,7 +92,9 @@ export class ExecHookRunner implements HookRunner {
     }
     const result = await proc.done;
     if (result.code === 0 && !result.error) return;
+    // Its stderr is already in the log; add how it ended.
     this.exec.logResult(who, result);
+    if (!blocking) return;
     const why = result.error ? `could not start (${result.error})` : result.reason ? `stopped: ${result.reason}` : `exit code ${result.code}`;
     fail(firstError || `${trigger} hook failed (${why})`);
   }
