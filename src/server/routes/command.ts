@@ -103,6 +103,7 @@ function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs):
   const user = ctx.state.user!;
   const timer = setTimeout(() => refuse(ws, 'no command line was sent'), FIRST_FRAME_MS);
   ws.on('error', () => ws.terminate());
+  ws.on('close', () => clearTimeout(timer));
   ws.once('message', (data: RawData, isBinary: boolean) => {
     clearTimeout(timer);
     if (isBinary) {

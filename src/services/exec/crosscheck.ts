@@ -47,8 +47,24 @@ const disagree = (what: string): never => {
   throw new CommandRefusedError(`the line is ambiguous (${what}); simplify it`);
 };
 
+/**
+ * Lines that passed, so hook lines and repeated commands skip the WASM parser (~40 ms a call:
+ * sh-syntax instantiates a fresh Go runtime each time). The check is deterministic.
+ */
+const agreed = new Set<string>();
+const AGREED_MAX = 512;
+
 /** Refuses `line` unless mvdan/sh parses it and agrees with fm's reading. */
 export async function crossCheck(line: CommandLine): Promise<void> {
+  // Keyed by fm's whole reading, not just the text, so only the exact agreement is remembered.
+  const key = JSON.stringify(line);
+  if (agreed.has(key)) return;
+  await compareWithMvdan(line);
+  if (agreed.size >= AGREED_MAX) agreed.clear();
+  agreed.add(key);
+}
+
+async function compareWithMvdan(line: CommandLine): Promise<void> {
   let file: ShFile;
   try {
     const parse = await loadParser();

@@ -26,8 +26,9 @@ export class ExecHookRunner implements HookRunner {
   async around<T>(ctx: HookContext, operation: () => Promise<T>): Promise<T> {
     const settings = await this.repos.settings.get();
     if (!settings.enableExec) return operation();
-    const before = settings.commands[`before_${ctx.event}`] ?? [];
-    const after = settings.commands[`after_${ctx.event}`] ?? [];
+    // Blank lines are nothing to run (the UI drops them too).
+    const before = (settings.commands[`before_${ctx.event}`] ?? []).filter((l) => l.trim());
+    const after = (settings.commands[`after_${ctx.event}`] ?? []).filter((l) => l.trim());
     if (before.length === 0 && after.length === 0) return operation();
     let access: Access | undefined;
     const getAccess = async () => (access ??= await this.gate.access(ctx.user, settings));
