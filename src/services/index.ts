@@ -6,9 +6,13 @@ import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import type { AllowlistOptions } from './settings.ts';
 
 export interface ServiceOptions {
-  /** Absolute, real path of the folder fm serves. */
+  /**
+   * Absolute, real path of the folder fm serves; '' in the admin CLI, which serves no files.
+   * So that the CLI can build the same services, createServices must not start background work.
+   */
   root: string;
   /** Token lifetime in seconds. */
   tokenLifetime: number;
@@ -27,8 +31,11 @@ export interface Services {
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
-  /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings) => Promise<void>;
+  /**
+   * Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse.
+   * Called by saveSettings (services/settings.ts) for the API and the CLI alike.
+   */
+  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }
