@@ -47,9 +47,9 @@ Examples:
   man fm                               the manual`,
     );
   for (const group of GROUPS) program.addCommand(group());
-  program.hook('preAction', (_program, actionCommand) => {
+  program.hook('preAction', async (_program, actionCommand) => {
     const file = actionCommand.optsWithGlobals<{ config?: string }>().config;
-    const values: FileValues = file ? loadConfigFile(file) : new Map();
+    const values: FileValues = file ? await loadConfigFile(file) : new Map();
     applyLayers(actionCommand, process.env, values);
   });
   return program;

@@ -5,7 +5,6 @@
  * stay unset fall back to the database value (the command decides) or the built-in default.
  */
 import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { Command, Option } from 'commander';
 import { UsageError } from '../errors.ts';
 
@@ -29,13 +28,14 @@ export function normKey(key: string): string {
 }
 
 /** Reads a config file (YAML, of which JSON is a subset) into flattened option values. */
-export function loadConfigFile(file: string): FileValues {
+export async function loadConfigFile(file: string): Promise<FileValues> {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw new UsageError(`cannot read config file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
+  const { parse: parseYaml } = await import('yaml');
   let data: unknown;
   try {
     data = parseYaml(text);
@@ -147,7 +147,7 @@ function parseValue(opt: Option, raw: string, where: string, previous: unknown):
   try {
     return opt.parseArg(raw, previous);
   } catch (err) {
-    throw new UsageError(`${where}: ${(err as Error).message.replace(/^error: /, '')}`);
+    throw new UsageError(`${where}: invalid value "${raw}": ${(err as Error).message.replace(/^error: /, '')}`);
   }
 }
 

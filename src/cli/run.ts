@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { FmError, UsageError } from '../errors.ts';
-import { openDatabase, type Database } from '../storage/db.ts';
+import type { Database } from '../storage/db.ts';
 import { defaultDatabasePath } from '../paths.ts';
 import type { Services } from '../services/index.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
@@ -33,6 +33,7 @@ export function databasePath(cmd: Command): string {
 }
 
 export async function withDatabase<T>(cmd: Command, fn: (db: Database) => Promise<T>): Promise<T> {
+  const { openDatabase } = await import('../storage/db.ts');
   const db = await openDatabase(databasePath(cmd));
   try {
     return await fn(db);
