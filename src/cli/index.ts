@@ -70,10 +70,8 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      return err.exitCode === 0 ? 0 : 2;
-    }
+    // Commander printed the help, the version or the usage error already.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
     const exit = toExitError(err);
     process.stderr.write(`fm: ${exit.message}\n`);
     return exit.exitCode;

@@ -11,6 +11,7 @@ import { PERMISSION_NAMES, UserDataSchema, type UserData } from '../api/user.ts'
 import { BadRequestError } from '../errors.ts';
 import { isBcryptHash } from '../services/passwords.ts';
 import { cleanScope } from '../services/scope.ts';
+import { checkRules } from '../services/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import { parseLocale } from './userflags.ts';
 
@@ -210,6 +211,7 @@ export function parseUsersImport(data: unknown, defaults: Partial<UserData> = {}
       const u = r.data;
       if (u.perm.admin) u.perm = { admin: true, execute: true, create: true, rename: true, modify: true, delete: true, share: true, download: true };
       if (u.perm.share && !u.perm.download) throw new BadRequestError('share permission requires download permission');
+      checkRules(u.rules, 'the rules');
       return { ...u, scope: cleanScope(u.scope || '.') };
     } catch (err) {
       throw new BadRequestError(`${label}: ${(err as Error).message}`);

@@ -3,9 +3,12 @@
  * not on this branch yet, so the effect is checked through /api/settings and /api/users/{id},
  * which the gate reads per request; "a rule hides a file" belongs with the files API tests.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
 import { adminClient, Client, createUser, startFm, type FmServer } from '../helpers/server.ts';
+
+// Each test runs fm as a subprocess several times; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 let fm: FmServer;
 let admin: Client;

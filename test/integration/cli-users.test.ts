@@ -2,9 +2,12 @@
  * `fm users ...` as a subprocess against the database of a running server: every change is
  * checked through the server's HTTP API, without restarting it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
 import { adminClient, Client, startFm, type FmServer } from '../helpers/server.ts';
+
+// Each test runs fm as a subprocess several times; on a loaded machine that takes a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 let fm: FmServer;
 let admin: Client;

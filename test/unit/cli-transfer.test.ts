@@ -100,6 +100,7 @@ describe('users export and import', () => {
     [[{ username: 'x', password: HASH, perm: { sudo: true } }], /unknown permission "sudo"/],
     [[{ username: 'x', password: HASH, perm: { share: true, download: false } }], /share permission requires download/],
     [[{ username: 'x', password: HASH, lockPassword: 'no' }], /lockPassword/],
+    [[{ username: 'x', password: HASH, rules: [{ regex: true, regexp: { raw: '(' } }] }], /user #1 \("x"\): invalid regular expression in the rules/],
   ])('refuses %j', (data, message) => {
     expect(() => parseUsersImport(data)).toThrow(message);
   });
