@@ -25,29 +25,29 @@ describe('small commands', () => {
   });
 
   it('fm completion prints a script for bash, zsh and fish that mentions every command', async () => {
-    for (const shell of ['bash', 'zsh', 'fish']) {
-      const r = await runFm(['completion', shell]);
+    const shells = ['bash', 'zsh', 'fish'];
+    const [bash, ...rest] = await Promise.all(shells.map((shell) => runFm(['completion', shell])));
+    for (const [i, r] of [bash, ...rest].entries()) {
       expect(r.code).toBe(0);
-      for (const word of ['serve', 'users', 'config', 'rules', 'cmds', '--tus-chunk-size']) expect(r.stdout).toContain(word.replace(/^--/, shell === 'fish' ? '' : '--'));
+      for (const word of ['serve', 'users', 'config', 'rules', 'cmds', '--tus-chunk-size']) expect(r.stdout).toContain(word.replace(/^--/, shells[i] === 'fish' ? '' : '--'));
     }
-    const bash = (await runFm(['completion', 'bash'])).stdout;
-    expect(spawnSync('bash', ['-n'], { input: bash }).status).toBe(0);
+    expect(spawnSync('bash', ['-n'], { input: bash.stdout }).status).toBe(0);
     expect((await runFm(['completion', 'powershell'])).code).toBe(2);
   });
 });
 
 describe('conventions', () => {
   it('--help shows examples for commands', async () => {
-    for (const cmd of [['users', 'add'], ['config', 'set'], ['rules', 'add'], ['cmds', 'add'], ['users', 'import']]) {
-      const r = await runFm([...cmd, '--help']);
+    const commands = [['users', 'add'], ['config', 'set'], ['rules', 'add'], ['cmds', 'add'], ['users', 'import']];
+    for (const r of await Promise.all(commands.map((cmd) => runFm([...cmd, '--help'])))) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/Examples:\n {2}fm /);
     }
   });
 
   it('usage errors exit 2 with one fm: line; no stack traces', async () => {
-    for (const args of [['frobnicate'], ['users', 'add'], ['users', 'ls', '--colour'], ['rules', 'rm']]) {
-      const r = await runFm(args);
+    const cases = [['frobnicate'], ['users', 'add'], ['users', 'ls', '--colour'], ['rules', 'rm']];
+    for (const r of await Promise.all(cases.map((args) => runFm(args)))) {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^fm: /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
