@@ -198,7 +198,7 @@ Examples:
     )
     .action(
       action(async (file: string, opts: { overwrite?: boolean; replace?: boolean; force?: boolean; yes?: boolean }, cmd: Command) => {
-        const { parseDocument, parseUsersImport } = await import('../transfer.ts');
+        const { parseDocument, parseUsersImport, planImport } = await import('../transfer.ts');
         const data = parseDocument(readInput(file), file === '-' ? 'standard input' : file);
         await withServices(cmd, async (services) => {
           const settings = await services.repos.settings.get();
@@ -219,47 +219,6 @@ Examples:
     );
 
   return users;
-}
-
-/**
- * The complete user set after an import. Imported users keep their ids when free; a taken
- * id is replaced with --overwrite (or everything with --replace) and is an error otherwise.
- * Imported users get a new session epoch, so that no token issued before can be used for them.
- */
-export function planImport(
-  current: UserRecord[],
-  incoming: Array<Omit<UserRecord, 'sessionEpoch' | 'updatedAt'>>,
-  opts: { overwrite: boolean; replace: boolean },
-): { records: UserRecord[]; overwritten: number } {
-  const now = Math.floor(Date.now() / 1000);
-  const previous = new Map(current.map((u) => [u.id, u]));
-  const result = new Map<number, UserRecord>(opts.replace ? [] : current.map((u) => [u.id, u]));
-  let overwritten = 0;
-  const claimed = new Set<number>();
-  let next = Math.max(0, ...current.map((u) => u.id), ...incoming.map((u) => u.id)) + 1;
-  for (const u of incoming) {
-    let id = u.id;
-    if (id > 0 && claimed.has(id)) throw new UsageError(`user id ${id} appears twice in the import`);
-    if (id > 0 && !opts.replace && previous.has(id)) {
-      if (!opts.overwrite) {
-        throw new UsageError(`user id ${id} is already taken by "${previous.get(id)!.username}" (use --overwrite or --replace)`);
-      }
-      overwritten++;
-    }
-    if (id <= 0) id = next++;
-    claimed.add(id);
-    const prev = previous.get(id);
-    result.set(id, { ...u, id, sessionEpoch: Math.max(now, (prev?.sessionEpoch ?? 0) + 1), updatedAt: now });
-  }
-  const records = [...result.values()].sort((a, b) => a.id - b.id);
-  const byName = new Map<string, UserRecord>();
-  for (const r of records) {
-    const key = r.username.normalize('NFC').trim().toLowerCase();
-    const other = byName.get(key);
-    if (other) throw new ConflictError(`username "${r.username}" would belong to two users (ids ${other.id} and ${r.id})`);
-    byName.set(key, r);
-  }
-  return { records, overwritten };
 }
 
 /** Finds a user by id or name; `user "bob" not found` otherwise. */
