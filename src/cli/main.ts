@@ -1,4 +1,4 @@
-/** The fm binary's entry point (bundled to dist/cli.js). */
+/** The fm binary's entry point (bundled to dist/server/cli.js). */
 import { main } from './index.ts';
 
 // `fm users ls | head`: a reader that goes away is not an error.
