@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs/promises';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import { UserDataSchema, type UserData, type UserWrite } from '../api/user.ts';
+import { UserDataSchema, type Rule, type UserData, type UserWrite } from '../api/user.ts';
 import type { Settings } from '../api/settings.ts';
-import type { UserRecord } from '../storage/repos/users.ts';
+import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
 import { cleanScope, homeScope, scopeDir } from './scope.ts';
@@ -67,13 +67,14 @@ export class UserService {
     return next;
   }
 
-  /** Parses user data from a request, rejecting wrong types with 400. */
+  /** Parses user data from a request, rejecting wrong types and bad rules with 400. */
   parseData(raw: unknown): UserData {
     const r = UserDataSchema.safeParse(raw);
     if (!r.success) {
       const issue = r.error.issues[0];
       throw new BadRequestError(`invalid user: ${issue?.path.join('.') || 'data'}: ${issue?.message ?? 'invalid'}`);
     }
+    validateRules(r.data.rules);
     return r.data;
   }
 
@@ -81,6 +82,7 @@ export class UserService {
   async create(input: CreateUserInput, settings?: Settings): Promise<UserRecord> {
     const s = settings ?? (await this.repos.settings.get());
     const data = this.parseData({ ...s.defaults, ...input.data });
+    data.username = cleanUsername(data.username);
     if (data.perm.admin) data.perm = allPermissions();
     if (data.perm.share && !data.perm.download) throw new BadRequestError('share permission requires download permission');
     let password: string;
@@ -126,8 +128,8 @@ export class UserService {
    * decides whether the current password is required.
    */
   async update(actor: UserRecord, id: number, body: UserWrite, requireCurrentPassword: boolean): Promise<UserRecord> {
+    if (!actor.perm.admin && actor.id !== id) throw new ForbiddenError('you may only change your own profile');
     const target = await this.repos.users.mustGet(id);
-    if (!actor.perm.admin && actor.id !== target.id) throw new ForbiddenError('you may only change your own profile');
     const rawData = body.data as Record<string, unknown>;
     if (rawData.id !== undefined && Number(rawData.id) !== id) throw new BadRequestError('data.id does not match the URL');
     const which = body.which.map(fieldName);
@@ -137,6 +139,9 @@ export class UserService {
     if (!actor.perm.admin && fields.some((f) => ADMIN_FIELDS.has(f))) {
       throw new ForbiddenError('only admins can change username, scope, lockPassword, permissions, commands or rules');
     }
+    const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
+    const changesPassword = fields.includes('password') && newPassword !== '';
+    if (changesPassword && !actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');
     if (requireCurrentPassword && (full || fields.some((f) => SENSITIVE_FIELDS.has(f)))) {
       await this.checkCurrentPassword(actor, body.current_password);
     }
@@ -152,9 +157,7 @@ export class UserService {
     if (fields.includes('perm') && next.perm.admin) next.perm = allPermissions();
     if (next.perm.admin) next.lockPassword = false;
     if (next.perm.share && !next.perm.download) throw new BadRequestError('share permission requires download permission');
-    const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
-    if (fields.includes('password') && newPassword !== '') {
-      if (!actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');
+    if (changesPassword) {
       checkPasswordPolicy(newPassword, s.minimumPasswordLength);
       next.password = await hashPassword(newPassword);
       next.sessionEpoch = target.sessionEpoch + 1;
@@ -172,6 +175,20 @@ export class UserService {
     if (!given || !(await checkPassword(given, actor.password))) {
       throw new BadRequestError('the current password is incorrect');
     }
+  }
+}
+
+/** Throws 400 when a rule has neither a path nor a valid regular expression. */
+export function validateRules(rules: Rule[]): void {
+  for (const rule of rules) {
+    if (rule.regex) {
+      if (!rule.regexp.raw) throw new BadRequestError('a regex rule needs a regular expression');
+      try {
+        new RegExp(rule.regexp.raw);
+      } catch {
+        throw new BadRequestError(`invalid regular expression in rules: ${rule.regexp.raw}`);
+      }
+    } else if (!rule.path) throw new BadRequestError('a path rule needs a path');
   }
 }
 

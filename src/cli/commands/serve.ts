@@ -57,7 +57,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { loadWebBundle } = await import('../../server/routes/static.ts');
   const { parseDuration } = await import('../../services/tokens.ts');
 
-  const rootInput = opts.root ?? rootArg ?? '.';
+  // Precedence: --root, then the [root] argument, then FM_ROOT, then the current folder.
+  const rootInput = (cmd.getOptionValueSource('root') === 'cli' ? opts.root : undefined) ?? rootArg ?? opts.root ?? '.';
   const root = path.resolve(rootInput);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UsageError(`root ${root} is not a folder`);
   const realRoot = fs.realpathSync(root);
@@ -121,7 +122,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     await running.close();
     await shutdownServices(services);
     await db.close();
-    requestLog?.close();
+    await requestLog?.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
@@ -135,11 +136,19 @@ function normalizeBaseURL(raw: string): string {
   return trimmed;
 }
 
-function openRequestLog(target: string): { write: (line: string) => void; close: () => void } | undefined {
+interface RequestLogTarget {
+  write: (line: string) => void;
+  /** Flushes and closes the log. */
+  close: () => Promise<void>;
+}
+
+function openRequestLog(target: string): RequestLogTarget | undefined {
   if (target === 'off' || target === 'false' || target === 'none') return undefined;
-  if (target === 'stdout' || target === '') return { write: (l) => process.stdout.write(`${l}\n`), close() {} };
-  if (target === 'stderr') return { write: (l) => process.stderr.write(`${l}\n`), close() {} };
+  if (target === 'stdout' || target === '') return { write: (l) => process.stdout.write(`${l}\n`), close: async () => {} };
+  if (target === 'stderr') return { write: (l) => process.stderr.write(`${l}\n`), close: async () => {} };
   fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
-  const stream = fs.createWriteStream(target, { flags: 'a' });
-  return { write: (l) => stream.write(`${l}\n`), close: () => stream.end() };
+  // Opened synchronously so that a log file that cannot be written stops fm at start-up.
+  const fd = fs.openSync(target, 'a', 0o640);
+  const stream = fs.createWriteStream(target, { fd });
+  return { write: (l) => stream.write(`${l}\n`), close: () => new Promise<void>((resolve) => stream.end(resolve)) };
 }

@@ -3,6 +3,7 @@ import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
 import { SettingsSchema, type Settings } from '../../api/settings.ts';
 import { cleanScope } from '../../services/scope.ts';
+import { validateRules } from '../../services/users.ts';
 import { authenticate, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import type { FmRouter } from '../types.ts';
@@ -24,15 +25,7 @@ export function parseSettings(raw: unknown): Settings {
     const issue = r.error.issues[0];
     throw new BadRequestError(`invalid settings: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
   }
-  for (const rule of [...r.data.rules]) {
-    if (rule.regex) {
-      try {
-        new RegExp(rule.regexp.raw);
-      } catch {
-        throw new BadRequestError(`invalid regular expression in rules: ${rule.regexp.raw}`);
-      }
-    } else if (!rule.path) throw new BadRequestError('a path rule needs a path');
-  }
+  validateRules(r.data.rules);
   return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
 }
 
