@@ -103,6 +103,12 @@ export async function openDatabase(file: string): Promise<Database> {
       return out;
     },
     async close() {
+      // Fold the WAL back into the main file first, so the file on disk is complete even if
+      // another process still holds the database open.
+      await stores
+        .get('meta')!
+        .query('PRAGMA wal_checkpoint(TRUNCATE)')
+        .catch(() => {});
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
     },
   };

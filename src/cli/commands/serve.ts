@@ -56,6 +56,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
   const { parseDuration } = await import('../../services/tokens.ts');
+  const { buildBlockList } = await import('../../services/auth.ts');
 
   // Precedence: --root, then the [root] argument, then FM_ROOT, then the current folder.
   const rootInput = (cmd.getOptionValueSource('root') === 'cli' ? opts.root : undefined) ?? rootArg ?? opts.root ?? '.';
@@ -66,12 +67,26 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port "${opts.port}"`);
   const baseURL = normalizeBaseURL(opts.baseurl);
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
+  const trustedProxies = opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
+  try {
+    buildBlockList(trustedProxies);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   let tokenLifetime: number;
   try {
     tokenLifetime = parseDuration(opts.tokenExpiration);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+
+  // Signal handlers go in first: Node only honours a handler from the next turn of the event
+  // loop, so one registered after `listening on` could miss a SIGTERM sent right after it.
+  let stopNow: ((signal: string) => void) | undefined;
+  let pendingSignal: string | undefined;
+  const onSignal = (signal: string) => (stopNow ? stopNow(signal) : (pendingSignal ??= signal));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const log: Logger = {
@@ -92,7 +107,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     auth: {
       noauth: Boolean(opts.noauth),
       authHeader: opts.authHeader,
-      trustedProxies: opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean),
+      trustedProxies,
     },
     log,
     dataDir: path.dirname(db.file),
@@ -115,18 +130,23 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   out(`listening on ${running.url}`);
 
   let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
+  stopNow = (signal: string) => {
+    if (stopping) {
+      // A second signal means "now": skip the grace period.
+      out(`received ${signal} again, exiting at once`);
+      process.exit(1);
+    }
     stopping = true;
     out(`received ${signal}, shutting down`);
-    await running.close();
-    await shutdownServices(services);
-    await db.close();
-    await requestLog?.close();
-    process.exit(0);
+    void (async () => {
+      await running.close();
+      await shutdownServices(services);
+      await db.close();
+      await requestLog?.close();
+      process.exit(0);
+    })();
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (pendingSignal) stopNow(pendingSignal);
 }
 
 function normalizeBaseURL(raw: string): string {

@@ -151,11 +151,11 @@ function sendAsset(ctx: FmContext, asset: Asset): void {
     ctx.status = 304;
     return;
   }
-  const accepted = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  if (accepted === 'br' && asset.brotli) {
+  // The server's preference (brotli, then gzip), not the client's order: browsers list gzip first.
+  if (asset.brotli && ctx.acceptsEncodings('br') === 'br') {
     ctx.set('Content-Encoding', 'br');
     ctx.body = asset.brotli;
-  } else if (accepted === 'gzip' && asset.gzip) {
+  } else if (asset.gzip && ctx.acceptsEncodings('gzip') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
     ctx.body = asset.gzip;
   } else {
