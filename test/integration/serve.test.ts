@@ -286,6 +286,24 @@ describe('FM_* environment variables', () => {
   });
 });
 
+describe('FM_NOAUTH is read as a boolean (AUTH)', () => {
+  it('FM_NOAUTH=false (or 0, or empty) keeps logins required', async () => {
+    const dir = temp();
+    for (const value of ['false', '0', '']) {
+      const s = await spawnServe(['--port', '0', '--database', path.join(dir, 'f.db'), dir], { FM_NOAUTH: value });
+      expect((await fetch(`${s.url}/api/users/1`)).status, JSON.stringify(value)).toBe(401);
+      expect(await stop(s.child)).toBe(0);
+    }
+  });
+
+  it('FM_NOAUTH=maybe is a usage error', async () => {
+    const dir = temp();
+    const r = await runFm(['serve', dir, '--port', '0', '--database', path.join(dir, 'm.db')], { env: { FM_NOAUTH: 'maybe' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/FM_NOAUTH/);
+  });
+});
+
 describe('HTTPS with --cert and --key', () => {
   it('serves over TLS with a self-signed certificate', async () => {
     const dir = temp();

@@ -67,6 +67,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port "${opts.port}"`);
   const baseURL = normalizeBaseURL(opts.baseurl);
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
+  // commander turns a boolean flag on whenever its variable is set, even to "false".
+  const noauth = cmd.getOptionValueSource('noauth') === 'env' ? envFlag('FM_NOAUTH') : Boolean(opts.noauth);
   const trustedProxies = opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
   try {
     buildBlockList(trustedProxies);
@@ -105,7 +107,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     root: realRoot,
     tokenLifetime,
     auth: {
-      noauth: Boolean(opts.noauth),
+      noauth,
       authHeader: opts.authHeader,
       trustedProxies,
     },
@@ -147,6 +149,15 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     })();
   };
   if (pendingSignal) stopNow(pendingSignal);
+}
+
+/** A boolean environment variable: true/1/yes/on or false/0/no/off/empty; anything else is a usage error. */
+function envFlag(name: string): boolean {
+  const raw = process.env[name] ?? '';
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new UsageError(`${name} must be true or false, not "${raw}"`);
 }
 
 function normalizeBaseURL(raw: string): string {
