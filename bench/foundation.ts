@@ -5,7 +5,8 @@
  *   - login latency (50 logins over HTTP, median and p95), against one in-process bcrypt
  *     compare of the same cost;
  *   - with --npm-ci: `npm ci` on a fresh clone of this repository (slow: it compiles sqlite3).
- * Run: `npm run build && npx tsx bench/foundation.ts [--npm-ci]`. Writes bench/results/foundation.md.
+ *   - with --npm-ci --test: then `npm test` in that clone (the fresh-clone check of issue 2).
+ * Run: `npm run build && npx tsx bench/foundation.ts [--npm-ci [--test]]`. Writes bench/results/foundation.md.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -134,7 +135,15 @@ async function benchLogin(): Promise<{ http: number[]; bcryptMs: number[]; wrong
   }
 }
 
-function benchNpmCi(): { seconds: number; ok: boolean; note: string } {
+interface CloneResult {
+  seconds: number;
+  ok: boolean;
+  note: string;
+  /** With --test: `npm test` in the clone. */
+  test?: { seconds: number; passed: number; failed: number; ok: boolean };
+}
+
+function benchNpmCi(alsoTest: boolean): CloneResult {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-clone-'));
   try {
     const head = execFileSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -144,7 +153,17 @@ function benchNpmCi(): { seconds: number; ok: boolean; note: string } {
     const seconds = ms(process.hrtime.bigint() - t) / 1000;
     const version = spawnSync(process.execPath, ['bin/fm.js', 'version'], { cwd: path.join(dir, 'fm'), encoding: 'utf8' });
     const ok = r.status === 0 && version.status === 0;
-    return { seconds, ok, note: `commit ${head}; afterwards \`fm version\` printed "${version.stdout.trim()}"${ok ? '' : `; npm ci failed: ${r.stderr.slice(-500)}`}` };
+    const result: CloneResult = { seconds, ok, note: `commit ${head}; afterwards \`fm version\` printed "${version.stdout.trim()}"${ok ? '' : `; npm ci failed: ${r.stderr.slice(-500)}`}` };
+    if (alsoTest && ok) {
+      const t2 = process.hrtime.bigint();
+      const test = spawnSync('npm', ['test', '--', '--reporter=dot', '--reporter=json', '--outputFile.json=r.json'], {
+        cwd: path.join(dir, 'fm'),
+        stdio: 'ignore',
+      });
+      const report = JSON.parse(fs.readFileSync(path.join(dir, 'fm', 'r.json'), 'utf8')) as { numPassedTests: number; numFailedTests: number };
+      result.test = { seconds: ms(process.hrtime.bigint() - t2) / 1000, passed: report.numPassedTests, failed: report.numFailedTests, ok: test.status === 0 };
+    }
+    return result;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -157,10 +176,10 @@ async function main(): Promise<void> {
   const startup = await benchStartup();
   console.log('login…');
   const login = await benchLogin();
-  let npmCi: ReturnType<typeof benchNpmCi> | undefined;
+  let npmCi: CloneResult | undefined;
   if (withNpmCi) {
     console.log('npm ci on a fresh clone…');
-    npmCi = benchNpmCi();
+    npmCi = benchNpmCi(process.argv.includes('--test'));
   }
   const loadAfter = fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 
@@ -169,7 +188,7 @@ async function main(): Promise<void> {
   const lines = [
     '# Foundation benchmarks (issue 2)',
     '',
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`npx tsx bench/foundation.ts${withNpmCi ? ' --npm-ci' : ''}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC by \`${['npx tsx bench/foundation.ts', ...process.argv.slice(2)].join(' ')}\` on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}.`,
     `Load average before/after: ${load} / ${loadAfter} — the machine is shared, so absolute times vary; the ratios against the baselines measured in the same run are the figures to compare.`,
     '',
     '## Start-up to `listening on`',
@@ -200,6 +219,12 @@ async function main(): Promise<void> {
       ? `\`git clone\` of this branch into a temp folder, then \`npm ci --no-audit --no-fund\` (warm npm cache; sqlite3 compiles from source since prebuilt downloads are unreachable here; \`prepare\` builds dist/): **${npmCi.seconds.toFixed(0)} s**, ${npmCi.ok ? 'succeeded' : 'FAILED'} (${npmCi.note}).`
       : 'Not measured in this run (pass `--npm-ci`).',
     '',
+    ...(npmCi?.test
+      ? [
+          `Then \`npm test\` in the same clone (build, \`tsc --noEmit\`, every vitest file): ${npmCi.test.passed} passed, ${npmCi.test.failed} failed, exit ${npmCi.test.ok ? 0 : 'non-zero'}, in ${npmCi.test.seconds.toFixed(0)} s.`,
+          '',
+        ]
+      : []),
   ];
   fs.mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
   fs.writeFileSync(path.join(ROOT, 'bench', 'results', 'foundation.md'), lines.join('\n'));

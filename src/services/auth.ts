@@ -9,6 +9,7 @@ import type { AuthMethod, Settings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
+import { cleanScope } from './scope.ts';
 import { Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import { randomBytes } from 'node:crypto';
@@ -265,7 +266,8 @@ const PERMS = ['create', 'rename', 'modify', 'delete', 'share', 'download'] as c
 function hookUserFields(kv: Map<string, string>): Partial<UserRecord> {
   const out: Partial<UserRecord> = {};
   const bool = (v: string | undefined) => v === 'true';
-  if (kv.has('user.scope')) out.scope = kv.get('user.scope')!;
+  // Cleaned here too, as the update path for existing users does not go through create().
+  if (kv.has('user.scope')) out.scope = cleanScope(kv.get('user.scope')!);
   if (kv.has('user.locale')) out.locale = kv.get('user.locale')!;
   if (kv.has('user.viewMode')) out.viewMode = kv.get('user.viewMode') === 'mosaic' ? 'mosaic' : 'list';
   if (kv.has('user.singleClick')) out.singleClick = bool(kv.get('user.singleClick'));

@@ -180,6 +180,12 @@ describe('AUTH hook (EXEC: argv only, no shell)', () => {
     expect((await login('nonsense', 'x')).status).toBe(403);
   });
 
+  it('answers 400 when the hook hands out a scope that climbs out of the root, creating no user', async () => {
+    expect((await login('climber', 'x')).status).toBe(400);
+    const users = await admin.json<Array<{ username: string }>>('/api/users');
+    expect(users.some((u) => u.username === 'climber')).toBe(false);
+  });
+
   it('hook.action=pass checks the local password', async () => {
     expect((await login('passer', 'passer-local-password')).status).toBe(200);
     expect((await login('passer', 'not-the-password')).status).toBe(403);

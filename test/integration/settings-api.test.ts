@@ -95,6 +95,7 @@ describe('PUT /api/settings', () => {
       [{ branding: { name: 42 } }, /branding/],
       [{ rules: {} }, /rules/],
       [{ fileMode: 0o7777 }, /fileMode/],
+      [{ defaults: { scope: '../outside' } }, /scope/],
     ];
     for (const [body, msg] of cases) {
       const res = await putSettings(body);
