@@ -133,11 +133,9 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
 
   let stopping = false;
   stopNow = (signal: string) => {
-    if (stopping) {
-      // A second signal means "now": skip the grace period.
-      out(`received ${signal} again, exiting at once`);
-      process.exit(1);
-    }
+    // Repeats are ignored: wrappers such as `npm start` forward a Ctrl-C that the process
+    // group already delivered, and that must not cut the requests in flight.
+    if (stopping) return;
     stopping = true;
     out(`received ${signal}, shutting down`);
     void (async () => {
