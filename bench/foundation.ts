@@ -107,12 +107,24 @@ async function benchLogin(): Promise<{ http: number[]; bcryptMs: number[]; wrong
       await res.text();
       return { ms: ms(process.hrtime.bigint() - t), status: res.status };
     };
-    for (let i = 0; i < 3; i++) await login(body); // warm-up
+    const hash = bcrypt.hashSync(fm.password, 10);
+    const compare = async () => {
+      const t = process.hrtime.bigint();
+      await bcrypt.compare(fm.password, hash);
+      return ms(process.hrtime.bigint() - t);
+    };
+    for (let i = 0; i < 3; i++) {
+      await login(body); // warm-up
+      await compare();
+    }
+    // Interleaved, so that both sides see the same load on this shared machine.
     const http: number[] = [];
+    const bcryptMs: number[] = [];
     for (let i = 0; i < LOGINS; i++) {
       const r = await login(body);
       if (r.status !== 200) throw new Error(`login failed: ${r.status}`);
       http.push(r.ms);
+      bcryptMs.push(await compare());
     }
     // Wrong passwords for an unknown user, below the throttle's free failures, to compare timing.
     const wrong: number[] = [];
@@ -120,13 +132,6 @@ async function benchLogin(): Promise<{ http: number[]; bcryptMs: number[]; wrong
       const r = await login(JSON.stringify({ username: `nobody-${i}`, password: 'wrong-password' }));
       if (r.status !== 403) throw new Error(`expected 403, got ${r.status}`);
       wrong.push(r.ms);
-    }
-    const hash = bcrypt.hashSync(fm.password, 10);
-    const bcryptMs: number[] = [];
-    for (let i = 0; i < LOGINS; i++) {
-      const t = process.hrtime.bigint();
-      await bcrypt.compare(fm.password, hash);
-      bcryptMs.push(ms(process.hrtime.bigint() - t));
     }
     return { http, bcryptMs, wrong };
   } finally {
@@ -203,7 +208,7 @@ async function main(): Promise<void> {
     '',
     '## Login latency',
     '',
-    `${LOGINS} sequential \`POST /api/login\` with the right password over HTTP (keep-alive, after 3 warm-up logins), against one bcrypt compare (cost 10) in the benchmark process.`,
+    `${LOGINS} sequential \`POST /api/login\` with the right password over HTTP (keep-alive, after 3 warm-up logins), each followed by one bcrypt compare (cost 10) in the benchmark process as the baseline.`,
     '',
     '| what | median (ms) | p95 (ms) | median vs bcrypt |',
     '|---|---|---|---|',
@@ -211,7 +216,7 @@ async function main(): Promise<void> {
     `| login over HTTP, right password | ${fmt(median(login.http))} | ${fmt(quantile(login.http, 0.95))} | ${(median(login.http) / bcryptMed).toFixed(2)}× |`,
     `| login over HTTP, unknown user (4 runs) | ${fmt(median(login.wrong))} | – | ${(median(login.wrong) / bcryptMed).toFixed(2)}× |`,
     '',
-    'The unknown-user row shows the dummy-hash compare: an unknown username costs about as much as a known one.',
+    'A login is one bcrypt compare plus HTTP, JSON, two database reads and a JWT signature; the compare dominates, so a ratio near 1 is the target. On a loaded machine a single compare varies by ±20 % between processes (here the server process and the benchmark process), which can put the ratio below 1. The unknown-user row shows the dummy-hash compare: an unknown username costs about as much as a known one.',
     '',
     '## `npm ci` on a fresh clone',
     '',
