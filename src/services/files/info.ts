@@ -74,9 +74,9 @@ export async function listFolder(gate: Gate, target: Target, opts: ListOptions):
     }
     let st: fs.Stats | undefined;
     if (lst.isSymbolicLink()) {
-      const resolved = resolveLink(gate, access.rootReal, abs);
-      if (resolved === 'escapes') continue; // never show where a link outside the scope points
-      st = resolved;
+      const resolved = gate.resolveLinkEntry(access, abs);
+      if (resolved === 'denied') continue; // never show where a link outside the scope (or a denied place) points
+      st = resolved === 'dangling' ? undefined : resolved.stat;
     }
     const info = infoFromStats(virtual, name, lst, st);
     if (info.isDir) numDirs++;
