@@ -164,7 +164,10 @@ export class Gate {
     try {
       lstat = await fsp.lstat(abs);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // ENOTDIR: a file stands where a parent folder should be; the path does not exist
+      // (creating it is then a conflict, which mkdirChecked reports).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
     }
     const mustExist = opts.mustExist ?? !WRITE_OPS.has(op);
     if (!lstat) {
@@ -246,8 +249,8 @@ export class Gate {
         return missing.length ? path.join(real, ...missing.reverse()) : real;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
+        // A missing parent, or a file where a folder should be: check the ancestor above it.
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-        if (code === 'ENOTDIR') throw new NotFoundError('a parent is not a folder');
         if (existing === access.rootReal || existing.length <= access.rootReal.length) throw new NotFoundError('not found');
         missing.push(path.basename(existing));
         existing = path.dirname(existing);
