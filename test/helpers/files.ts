@@ -59,19 +59,22 @@ export function makeTree(dir: string, tree: Tree): void {
   }
 }
 
-/** A file outside the root whose content and mtime must never change; `check()` asserts that. */
+/**
+ * A file outside the root whose content and mtime must never change, in a folder where no
+ * attack may leave a file: `unchanged()` checks both.
+ */
 export function canary(dir: string): { path: string; unchanged(): boolean } {
   const p = path.join(dir, 'canary.txt');
   const content = `canary ${crypto.randomUUID()}`;
   fs.writeFileSync(p, content);
   const before = fs.statSync(p);
-  const siblings = fs.readdirSync(dir).sort().join('\n');
   return {
     path: p,
     unchanged() {
       if (!fs.existsSync(p)) return false;
       const now = fs.statSync(p);
-      return fs.readFileSync(p, 'utf8') === content && now.mtimeMs === before.mtimeMs && fs.readdirSync(dir).sort().join('\n') === siblings;
+      const planted = fs.readdirSync(dir).filter((n) => /stolen|pwned|planted|copy|moved/i.test(n));
+      return fs.readFileSync(p, 'utf8') === content && now.mtimeMs === before.mtimeMs && planted.length === 0;
     },
   };
 }
