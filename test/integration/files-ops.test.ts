@@ -17,7 +17,7 @@ const read = (p: string) => fs.readFileSync(abs(p), 'utf8');
 const modeOf = (p: string) => fs.statSync(abs(p)).mode & 0o777;
 
 async function call(method: string, p: string, body?: string | Buffer) {
-  const res = await admin.fetch(`/api/resources${p}`, { method, body });
+  const res = await admin.fetch(`/api/resources${p}`, { method, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
 const patch = (from: string, action: string, to: string, extra = '') =>

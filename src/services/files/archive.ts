@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Duplex, Transform, pipeline, type Readable } from 'node:stream';
+import { Duplex, PassThrough, Transform, type Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiver';
 import { compressFrame } from 'lz4-napi';
@@ -46,7 +46,7 @@ const CONTENT_TYPES: Record<ArchiveAlgo, string> = {
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
   tarbz2: ['bzip2', ['-c', '-9']],
-  tarxz: ['xz', ['-c', '-3', '-T0']],
+  tarxz: ['xz', ['-c', '-1', '-T0']],
   tarzst: ['zstd', ['-c', '-q', '-3', '-T0']],
   tarlz4: ['lz4', ['-c', '-q']],
 };
@@ -94,16 +94,34 @@ export async function createArchiveStream(
 ): Promise<Readable> {
   const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
   const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
-  const out: Readable = compressor ? pipeline(archive, compressor, () => {}) : archive;
+  // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
+  // an error nobody can listen to. The response gets a PassThrough instead; when the client
+  // leaves, the compressor is killed and the abandoned archiver is simply garbage.
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
   const feeder = new Feeder(gate, access, archive, base);
-  archive.on('warning', () => {});
-  archive.on('error', (err) => feeder.fail(err));
-  out.on('close', () => feeder.stop());
-  feeder.run(targets).catch((err: Error) => {
-    if (feeder.stopped && !feeder.failed) return; // the client left
+  const fail = (err: Error) => {
+    if (out.destroyed) return;
     onError(err);
     out.destroy(err);
-    archive.destroy();
+  };
+  archive.on('warning', () => {});
+  archive.on('error', (err) => {
+    feeder.fail(err);
+    fail(err);
+  });
+  if (compressor) {
+    compressor.on('error', fail);
+    archive.pipe(compressor).pipe(out);
+  } else {
+    archive.pipe(out);
+  }
+  out.on('close', () => {
+    feeder.stop();
+    compressor?.destroy();
+  });
+  feeder.run(targets).catch((err: Error) => {
+    if (feeder.stopped && !feeder.failed) return; // the client left
+    fail(err);
   });
   return out;
 }
@@ -127,7 +145,7 @@ class Feeder {
     this.stopped = true;
     this.current?.stream?.destroy();
     this.current?.reject(new Error('archive stopped'));
-    this.archive.abort();
+    // Not archive.abort(): with tar it calls unpipe() on tar-stream, which has none, and throws.
   }
 
   fail(err: Error): void {
@@ -277,7 +295,7 @@ function programStream(cmd: string, args: string[]): Duplex {
 function lzmaNativeCompressor(): Duplex {
   // lzma-native ships no types; only createCompressor is used.
   const lzma = createRequire(import.meta.url)('lzma-native') as { createCompressor(opts: { preset: number; threads: number }): Duplex };
-  return lzma.createCompressor({ preset: 3, threads: 1 });
+  return lzma.createCompressor({ preset: 1, threads: 1 });
 }
 
 /** LZ4 frames (one per chunk; `lz4 -d` reads concatenated frames) when the lz4 program is missing. */
