@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
 import { CHECKSUM_ALGOS, type ChecksumAlgo } from '../../api/files.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { fileInfo, listFolder } from '../../services/files/info.ts';
+import { fileInfo, listFolderJson } from '../../services/files/info.ts';
 import { openForRead } from '../../services/files/io.ts';
 import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
 import { parseRequestPath } from '../../services/files/paths.ts';
@@ -26,7 +26,8 @@ async function getResource(ctx: FmContext): Promise<void> {
   const target = await gate.resolve(access, virtual, 'read');
   const user = ctx.state.user!;
   if (target.isDir) {
-    ctx.body = await listFolder(gate, target, {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = await listFolderJson(gate, target, {
       sorting: user.sorting,
       offset: nonNegativeInt(queryString(ctx, 'offset'), 'offset'),
       limit: nonNegativeInt(queryString(ctx, 'limit'), 'limit'),

@@ -80,6 +80,8 @@ export interface ResolveOptions {
 
 export class Gate {
   private readonly protectedPaths: string[] = [];
+  /** `protectedPaths[i] + '/'`, built once (isProtected runs per entry in tree walks). */
+  private readonly protectedPrefixes: string[] = [];
 
   constructor(
     /** Absolute real path of the server root. */
@@ -98,11 +100,28 @@ export class Gate {
   protect(p: string): void {
     const real = realOrSelf(p);
     if (isWithinReal(real, this.root)) return;
-    if (!this.protectedPaths.includes(real)) this.protectedPaths.push(real);
+    if (!this.protectedPaths.includes(real)) {
+      this.protectedPaths.push(real);
+      this.protectedPrefixes.push(`${real}/`);
+    }
   }
 
   isProtected(absReal: string): boolean {
-    return this.protectedPaths.some((p) => absReal === p || absReal.startsWith(`${p}/`));
+    for (let i = 0; i < this.protectedPaths.length; i++) {
+      if (absReal === this.protectedPaths[i] || absReal.startsWith(this.protectedPrefixes[i])) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Names of fm's own files directly inside a folder (listings test names against this set
+   * instead of calling isProtected per entry). The folder itself is not protected: the gate
+   * refused it earlier.
+   */
+  protectedNamesIn(dirReal: string): Set<string> {
+    const names = new Set<string>();
+    for (const p of this.protectedPaths) if (path.dirname(p) === dirReal) names.add(path.basename(p));
+    return names;
   }
 
   /** The access of a signed-in user on their scope (created when the instance makes home folders). */
