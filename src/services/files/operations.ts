@@ -11,7 +11,8 @@ import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } 
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
-import { copyTree, mkdirChecked, moveTree, removeTree, sameEntry, writeFileAtomic } from './io.ts';
+import { mkdirChecked, writeFileAtomic } from './io.ts';
+import { copyTree, moveTree, removeTree, sameEntry } from './tree.ts';
 import { baseName, cleanPath, isWithin, parentOf } from './paths.ts';
 
 /** The services an operation needs. */
