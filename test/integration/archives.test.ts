@@ -182,6 +182,14 @@ describe('archive names and selections', () => {
     expect(entryNames('tar', file).sort()).toEqual(['a,b.txt', 'sel/', 'sel/one.txt', 'sel/sub/', 'sel/sub/three.txt', 'sel/two.txt']);
   });
 
+  it('HEAD gives the headers without building the archive', async () => {
+    const res = await rawRequest(fm.url, '/api/raw/sel?algo=tarbz2', { method: 'HEAD', headers: { 'X-Auth': admin.token } });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/x-bzip2');
+    expect(res.headers['content-disposition']).toContain('sel.tar.bz2');
+    expect(res.body.length).toBe(0);
+  });
+
   it('algo: empty and true mean zip; unknown is 400; missing items 404', async () => {
     for (const a of ['', 'true', 'zip']) expect((await get(`/api/raw/sel?algo=${a}`)).headers['content-type'], a).toBe('application/zip');
     for (const a of ['rar', 'tar.gz', '../zip', 'TARGZ']) expect((await get(`/api/raw/sel?algo=${encodeURIComponent(a)}`)).status, a).toBe(400);

@@ -4,6 +4,7 @@
  * archive. User files are served under a sandboxing CSP so that an uploaded HTML or SVG file
  * cannot run script in fm's origin.
  */
+import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import mime from 'mime-types';
 import rangeParser from 'range-parser';
@@ -171,15 +172,17 @@ async function serveArchive(gate: Gate, ctx: Koa.Context, req: DownloadRequest, 
   const base = targets.length === 1 && targets[0].isDir ? targets[0].virtual : commonParent(targets.map((t) => t.virtual));
   let name = baseName(base) || req.rootName || 'archive';
   if (targets.length > 1) name = `_${name}`;
-  const stream = await createArchiveStream(gate, req.access, targets, base, algo, (err) => {
-    ctx.services.log.error(`archive of ${req.virtual} cut short: ${err.message}`);
-  });
-
   userFileHeaders(ctx);
   ctx.set('Content-Disposition', contentDisposition('attachment', `${name}${archiveExtension(algo)}`));
   ctx.type = archiveContentType(algo);
   ctx.status = 200;
-  ctx.body = stream;
+  if (ctx.method === 'HEAD') {
+    ctx.body = Readable.from([]); // headers only: no archive is built
+    return;
+  }
+  ctx.body = await createArchiveStream(gate, req.access, targets, base, algo, (err) => {
+    ctx.services.log.error(`archive of ${req.virtual} cut short: ${err.message}`);
+  });
 }
 
 /** The deepest folder containing every path (segment-wise). */
