@@ -375,6 +375,25 @@ describe('PATCH rename (move)', () => {
   });
 });
 
+describe('large listings (rendered in worker threads)', () => {
+  it('lists 6000 entries in natural order, pages consistently, and no worker failed', async () => {
+    const dir = abs('big');
+    fs.mkdirSync(dir);
+    for (let i = 0; i < 6000; i++) fs.closeSync(fs.openSync(path.join(dir, `f${i}.txt`), 'w'));
+    makeTree(dir, { sub: {}, 'a-link': { link: 'f1.txt' } });
+    const all = await admin.json<{ items: Array<{ name: string; type: string }>; numDirs: number; numFiles: number }>('/api/resources/big');
+    expect(all.numDirs).toBe(1);
+    expect(all.numFiles).toBe(6001);
+    expect(all.items.slice(0, 4).map((i) => i.name)).toEqual(['sub', 'a-link', 'f0.txt', 'f1.txt']);
+    expect(all.items.at(-1)!.name).toBe('f5999.txt');
+    expect(all.items[2].type).toBe('text');
+    const page = await admin.json<{ items: Array<{ name: string }>; numTotal: number }>('/api/resources/big?offset=100&limit=50');
+    expect(page.numTotal).toBe(6002);
+    expect(page.items.map((i) => i.name)).toEqual(all.items.slice(100, 150).map((i) => i.name));
+    expect(fm.output()).not.toContain('listing worker failed');
+  });
+});
+
 describe('DELETE', () => {
   it('removes a file and a whole tree with 204', async () => {
     makeTree(fm.root, { 'a.txt': 'A', d: { e: { 'f.txt': 'f' } } });

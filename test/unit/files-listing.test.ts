@@ -8,6 +8,7 @@ import { SettingsSchema } from '../../src/api/settings.ts';
 import { UserDataSchema } from '../../src/api/user.ts';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { listFolder, listFolderJson } from '../../src/services/files/info.ts';
+import { renderLargeListing } from '../../src/services/files/listing.ts';
 import { isoTime, nameSortKey } from '../../src/services/files/listing.ts';
 import { makeTree } from '../helpers/files.ts';
 
@@ -99,23 +100,55 @@ describe('listings', () => {
   });
 });
 
-describe('large folders (stat worker)', () => {
-  it('lists 5000 entries with the same result as one by one', async () => {
+describe('large folders (worker threads)', () => {
+  it('render the same JSON as the main thread, in every order, with links and odd names', async () => {
     const dir = path.join(tmp, 'root', 'many');
     fs.mkdirSync(dir);
     for (let i = 0; i < 5000; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), 'x'.repeat(i % 7));
-    fs.mkdirSync(path.join(dir, 'sub'));
-    fs.symlinkSync('f1.txt', path.join(dir, 'zz-link'));
-    fs.symlinkSync('/etc', path.join(dir, 'zz-escape'));
+    makeTree(dir, {
+      sub: {},
+      Sub2: {},
+      'Ärger 10.md': 'a',
+      'Ärger 9.md': 'b',
+      'quote"d.json': '{}',
+      'ctl\u0001.bin': '',
+      '\ud83d\ude00.png': '',
+      README: 'r',
+      '.env': 'e',
+      'zz-link': { link: 'f1.txt' },
+      'zz-dirlink': { link: 'sub' },
+      'zz-dangling': { link: 'missing' },
+      'zz-escape': { link: '/etc' },
+      '.fm-partial-00000000000000aa': 'p',
+    });
+    execFileSync('mkfifo', [path.join(dir, 'pipe')]);
     const target = await gate.resolve(access, '/many', 'read');
+    const base = (await listFolder(gate, target, { sorting: { by: 'name', asc: true }, limit: 0 })) as unknown as Record<string, unknown>;
+    delete base.items;
+    delete base.numDirs;
+    delete base.numFiles;
+    delete base.sorting;
+    delete base.numTotal;
+    for (const sorting of [
+      { by: 'name', asc: true },
+      { by: 'name', asc: false },
+    ]) {
+      for (const paging of [{}, { offset: 1, limit: 3 }, { offset: 4990, limit: 100 }]) {
+        const dto = await listFolder(gate, target, { sorting, ...paging });
+        const rendered = await renderLargeListing(gate, target, base as never, sorting, (paging as { offset?: number }).offset, (paging as { limit?: number }).limit);
+        if (os.availableParallelism() > 1) expect(rendered).toBeDefined();
+        if (rendered) expect(rendered.toString('utf8')).toBe(JSON.stringify(dto));
+        expect((await listFolderJson(gate, target, { sorting, ...paging })).toString('utf8')).toBe(JSON.stringify(dto));
+      }
+    }
     const dto = await listFolder(gate, target, { sorting: { by: 'name', asc: true } });
-    expect(dto.numDirs).toBe(1);
-    expect(dto.numFiles).toBe(5001);
-    expect(dto.items[0].name).toBe('sub');
-    expect(dto.items.slice(1, 4).map((i) => i.name)).toEqual(['f0.txt', 'f1.txt', 'f2.txt']);
-    expect(dto.items.at(-1)).toMatchObject({ name: 'zz-link', isSymlink: true, size: 1 });
-    for (const item of dto.items.slice(1, -1)) expect(item.size).toBe(Number(item.name.slice(1, -4)) % 7);
-    expect((await listFolderJson(gate, target, { sorting: { by: 'size', asc: false } })).toString('utf8')).toBe(JSON.stringify(await listFolder(gate, target, { sorting: { by: 'size', asc: false } })));
+    expect(dto.numDirs).toBe(3);
+    expect(dto.items.slice(0, 3).map((i) => i.name)).toEqual(['sub', 'Sub2', 'zz-dirlink']);
+    expect(dto.items.map((i) => i.name)).not.toContain('zz-escape');
+    expect(dto.items.find((i) => i.name === 'zz-dangling')?.type).toBe('invalid_link');
+    expect(dto.items.find((i) => i.name === 'pipe')?.type).toBe('blob');
+    expect(dto.items.find((i) => i.name === 'README')?.type).toBe('text');
+    for (const item of dto.items.filter((i) => /^f\d+\.txt$/.test(i.name))) expect(item.size).toBe(Number(item.name.slice(1, -4)) % 7);
   });
 });
 

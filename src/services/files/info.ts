@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import { isWithinReal, type Gate, type Target } from './gate.ts';
 import { openForRead } from './io.ts';
-import { isoTime, listingFromScan, listingJson, nameSortKey, pageOf, scanFolder } from './listing.ts';
+import { isoTime, listingFromScan, listingJson, nameSortKey, pageOf, renderLargeListing, scanFolder } from './listing.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
 import { baseName, parentOf } from './paths.ts';
 
@@ -56,6 +56,8 @@ export async function listFolder(gate: Gate, target: Target, opts: ListOptions):
 
 /** The same listing as UTF-8 JSON, written without building an object per entry (large folders). */
 export async function listFolderJson(gate: Gate, target: Target, opts: ListOptions): Promise<Buffer> {
+  const large = await renderLargeListing(gate, target, folderBase(target), opts.sorting, opts.offset, opts.limit);
+  if (large) return large;
   const { scan, order } = await scanFolder(gate, target, opts.sorting);
   const { page, paged } = pageOf(order, opts.offset, opts.limit);
   return listingJson(scan, folderBase(target), opts.sorting, page, paged, order.length);

@@ -6,13 +6,20 @@
  * DTOs from the same scan.
  */
 
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { PARTIAL_PREFIX } from './gate.ts';
-import { goFileMode, listingType } from './types.ts';
-import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, statAll } from './stat-worker.ts';
+import { TEXT_CONTENT_LIMIT, goFileMode, listingType, typeFromName } from './types.ts';
+import { KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, RENDERED_DIR, RENDERED_FILE, RENDERED_LINK, renderInWorkers, statAll } from './listing-worker.ts';
+import { itemJson, makeIsoTime, makeQuote, nameSortKey } from './listing-render.ts';
+
+export { nameSortKey };
+/** `Date#toISOString()` of a time in ms, without a Date per call (see listing-render.ts). */
+export const isoTime = makeIsoTime();
+const quote = makeQuote();
 
 const KIND_DANGLING = 4;
 
@@ -32,6 +39,17 @@ export interface FolderScan {
   numFiles: number;
 }
 
+/** The names a listing may show: not hidden or denied by rules, not fm's own, not in-progress uploads. */
+async function visibleNames(gate: Gate, target: Target): Promise<string[]> {
+  const { access } = target;
+  const checkRules = !access.rules.isEmpty;
+  const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
+  const own = gate.protectedNamesIn(target.real);
+  return (await fsp.readdir(target.real)).filter(
+    (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name)),
+  );
+}
+
 /** A folder's scan and its entries in listing order. */
 export interface OrderedScan {
   scan: FolderScan;
@@ -44,13 +62,8 @@ export interface OrderedScan {
  */
 export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): Promise<OrderedScan> {
   const { access } = target;
-  const checkRules = !access.rules.isEmpty;
   const absPrefix = target.real === '/' ? '/' : `${target.real}/`;
-  const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
-  const own = gate.protectedNamesIn(target.real);
-  const names = (await fsp.readdir(target.real)).filter(
-    (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name)),
-  );
+  const names = await visibleNames(gate, target);
   const n = names.length;
   const stats = statAll(absPrefix, names);
   // While the stats run (in the workers for large folders), sort by name.
@@ -96,36 +109,6 @@ export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): 
   }
   const order = nameOrder ? foldersFirst(nameOrder, scan) : sortIndices(scan, sorting);
   return { scan, order };
-}
-
-/**
- * A key whose plain string order is the natural, case-insensitive name order: lower-cased,
- * accents stripped, and each run of digits prefixed by its length so that 9 < 10.
- */
-export function nameSortKey(name: string): string {
-  let key = name.toLowerCase();
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(key)) key = key.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-  // A loop rather than replace() with a callback: this runs for every entry of a listing.
-  let out = '';
-  let from = 0;
-  let i = 0;
-  const len = key.length;
-  while (i < len) {
-    const c = key.charCodeAt(i);
-    if (c < 48 || c > 57) {
-      i++;
-      continue;
-    }
-    const runStart = i;
-    while (i < len && key.charCodeAt(i) >= 48 && key.charCodeAt(i) <= 57) i++;
-    let digits = runStart;
-    while (digits < i - 1 && key.charCodeAt(digits) === 48) digits++; // leading zeros
-    // '1'..'9' for lengths 1-9, then ':' '@' 'A'… (all below the lower-case letters).
-    out += key.slice(from, runStart) + String.fromCharCode(0x30 + Math.min(i - digits, 42)) + key.slice(digits, i);
-    from = i;
-  }
-  return from === 0 ? key : out + key.slice(from);
 }
 
 /**
@@ -180,33 +163,6 @@ function sortIndices(scan: FolderScan, sorting: Sorting): number[] {
   return order;
 }
 
-let isoDay = Number.NaN;
-let isoDayPrefix = '';
-const pad2 = (n: number) => (n < 10 ? `0${n}` : `${n}`);
-const pad3 = (n: number) => (n < 10 ? `00${n}` : n < 100 ? `0${n}` : `${n}`);
-
-/**
- * `Date#toISOString()` of a time in ms, without building a Date per entry: the date part is
- * cached per day (entries of one folder mostly share a few days), the time is arithmetic.
- */
-export function isoTime(ms: number): string {
-  const t = Math.floor(ms);
-  const day = Math.floor(t / 86_400_000);
-  if (day !== isoDay) {
-    const iso = new Date(day * 86_400_000).toISOString();
-    if (iso.length !== 24) return new Date(t).toISOString(); // years beyond 9999 or before 0
-    isoDay = day;
-    isoDayPrefix = iso.slice(0, 11);
-  }
-  let rem = t - day * 86_400_000;
-  const h = Math.floor(rem / 3_600_000);
-  rem -= h * 3_600_000;
-  const m = Math.floor(rem / 60_000);
-  rem -= m * 60_000;
-  const sec = Math.floor(rem / 1000);
-  return `${isoDayPrefix}${pad2(h)}:${pad2(m)}:${pad2(sec)}.${pad3(rem - sec * 1000)}Z`;
-}
-
 function itemType(scan: FolderScan, i: number): FileType {
   const k = scan.kind[i];
   if (k & KIND_DIR) return '';
@@ -239,11 +195,6 @@ export function pageOf(order: number[], offset?: number, limit?: number): { page
   return { page: order.slice(start, limit !== undefined ? start + limit : undefined), paged: true };
 }
 
-// Strings that can go into JSON between quotes as they are.
-// eslint-disable-next-line no-control-regex
-const JSON_SAFE = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const quote = (s: string) => (JSON_SAFE.test(s) ? `"${s}"` : JSON.stringify(s));
-
 const CHUNK_BYTES = 1 << 20;
 
 /**
@@ -270,8 +221,8 @@ export function listingJson(scan: FolderScan, base: FileInfoDto, sorting: Sortin
     const k = scan.kind[i];
     const isDir = (k & KIND_DIR) !== 0;
     put(
-      `${o ? ',' : ''}{"path":${quote(prefix + name)},"name":${quote(name)},"size":${scan.size[i]},"extension":${isDir ? '""' : quote(path.extname(name))},` +
-        `"modified":"${isoTime(scan.mtime[i])}","mode":${scan.mode[i]},"isDir":${isDir},"isSymlink":${(k & KIND_LINK) !== 0},"type":"${itemType(scan, i)}"}`,
+      (o ? ',' : '') +
+        itemJson(quote, prefix + name, name, scan.size[i], isDir ? '' : path.extname(name), isoTime(scan.mtime[i]), scan.mode[i], isDir, (k & KIND_LINK) !== 0, itemType(scan, i)),
     );
   }
   put(`],"numDirs":${scan.numDirs},"numFiles":${scan.numFiles},"sorting":${JSON.stringify(sorting)}${paged ? `,"numTotal":${total}` : ''}}`);
@@ -284,4 +235,104 @@ export function listingFromScan(scan: FolderScan, base: FileInfoDto, sorting: So
   const listing: ListingDto = { ...base, items: order.map((i) => scanItem(scan, i)), numDirs: scan.numDirs, numFiles: scan.numFiles, sorting };
   if (paged) listing.numTotal = total;
   return listing;
+}
+
+/** Listing types by extension and by name, computed once here for the workers. */
+function typeTables(names: string[]): { extTypes: Map<string, FileType | undefined>; nameTypes: Map<string, FileType | undefined> } {
+  const extTypes = new Map<string, FileType | undefined>();
+  const nameTypes = new Map<string, FileType | undefined>();
+  for (const name of names) {
+    const dot = name.lastIndexOf('.');
+    if (dot > 0 && dot < name.length - 1) {
+      const ext = name.slice(dot).toLowerCase();
+      if (!extTypes.has(ext)) extTypes.set(ext, typeFromName(`x${ext}`));
+    } else nameTypes.set(name, typeFromName(name));
+  }
+  return { extTypes, nameTypes };
+}
+
+/** A symbolic link of a listing resolved through the gate and rendered; undefined when it must not show. */
+function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; isDir: boolean } | undefined {
+  const abs = (target.real === '/' ? '/' : `${target.real}/`) + name;
+  const resolved = gate.resolveLinkEntry(target.access, abs);
+  if (resolved === 'denied') return undefined; // never show where a link leaving the scope points
+  const st = resolved === 'dangling' ? fs.lstatSync(abs, { throwIfNoEntry: false }) : resolved.stat;
+  if (!st) return undefined;
+  const isDir = resolved !== 'dangling' && st.isDirectory();
+  const size = isDir ? 4096 : st.size;
+  const type: FileType = isDir ? '' : resolved === 'dangling' ? 'invalid_link' : st.isFIFO() ? 'blob' : listingType(name, size);
+  const vpath = (target.virtual === '/' ? '/' : `${target.virtual}/`) + name;
+  const json = itemJson(quote, vpath, name, size, isDir ? '' : path.extname(name), isoTime(st.mtimeMs), goFileMode(st.mode, isDir, true), isDir, true, type);
+  return { json: Buffer.from(json), isDir };
+}
+
+/**
+ * The JSON of a large folder sorted by name: the worker threads lstat and render the entries
+ * while this thread sorts the names; then folders go first and the bytes are copied. Undefined
+ * when the folder is small, sorted by size or date, or no worker is usable (the caller then
+ * uses scanFolder).
+ */
+export async function renderLargeListing(gate: Gate, target: Target, base: FileInfoDto, sorting: Sorting, offset?: number, limit?: number): Promise<Buffer | undefined> {
+  if (sorting.by === 'size' || sorting.by === 'modified') return undefined;
+  const names = await visibleNames(gate, target);
+  if (names.length < PARALLEL_MIN) return undefined;
+  const rendering = renderInWorkers(
+    {
+      prefix: target.real === '/' ? '/' : `${target.real}/`,
+      vprefix: target.virtual === '/' ? '/' : `${target.virtual}/`,
+      ...typeTables(names),
+      textLimit: TEXT_CONTENT_LIMIT,
+    },
+    names,
+  );
+  if (!rendering) return undefined;
+  const byName = sortByName(names, sorting.asc); // meanwhile, here
+  const parts = await rendering;
+
+  // Where each entry's bytes are: part p, index i - from; links rendered here.
+  const partOf = new Uint8Array(names.length);
+  for (let p = 0; p < parts.length; p++) partOf.fill(p, parts[p].from, parts[p].from + parts[p].result.kind.length);
+  const frags = parts.map((p) => Buffer.from(p.result.frag.buffer, p.result.frag.byteOffset, p.result.frag.byteLength));
+  const links = new Map<number, { json: Buffer; isDir: boolean }>();
+  const dirs: number[] = [];
+  const files: number[] = [];
+  for (const i of byName) {
+    const part = parts[partOf[i]];
+    const k = part.result.kind[i - part.from];
+    if (k === RENDERED_DIR) dirs.push(i);
+    else if (k === RENDERED_FILE) files.push(i);
+    else if (k === RENDERED_LINK) {
+      const link = renderLink(gate, target, names[i]);
+      if (!link) continue;
+      links.set(i, link);
+      (link.isDir ? dirs : files).push(i);
+    }
+  }
+  let items = dirs.concat(files);
+  const total = items.length;
+  const paged = offset !== undefined || limit !== undefined;
+  if (paged) items = items.slice(offset ?? 0, limit !== undefined ? (offset ?? 0) + limit : undefined);
+
+  const head = Buffer.from(`${JSON.stringify(base).slice(0, -1)},"items":[`);
+  const tail = Buffer.from(`],"numDirs":${dirs.length},"numFiles":${files.length},"sorting":${JSON.stringify(sorting)}${paged ? `,"numTotal":${total}` : ''}}`);
+  const span = (i: number): [Buffer, number, number] => {
+    const link = links.get(i);
+    if (link) return [link.json, 0, link.json.length];
+    const part = parts[partOf[i]];
+    return [frags[partOf[i]], part.result.fragOff[i - part.from], part.result.fragOff[i - part.from + 1]];
+  };
+  let size = head.length + tail.length + Math.max(0, items.length - 1);
+  for (const i of items) {
+    const [, from, to] = span(i);
+    size += to - from;
+  }
+  const out = Buffer.allocUnsafe(size);
+  let off = head.copy(out, 0);
+  for (let n = 0; n < items.length; n++) {
+    if (n) out[off++] = 0x2c; // ','
+    const [buf, from, to] = span(items[n]);
+    off += buf.copy(out, off, from, to);
+  }
+  tail.copy(out, off);
+  return out;
 }
