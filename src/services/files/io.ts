@@ -109,6 +109,8 @@ function detached(source: Readable): Readable {
     source.off('close', onClose);
   });
   source.pipe(through);
+  // Aborted before we started reading: 'close' has already fired.
+  if (source.destroyed && !source.readableEnded) through.destroy(new BadRequestError('the upload was aborted'));
   return through;
 }
 
