@@ -53,7 +53,7 @@ async function buildWeb() {
   let mainJs = '';
   let mainCss = '';
   for (const [file, meta] of Object.entries(result.metafile.outputs)) {
-    if (meta.entryPoint && file.endsWith('.js')) mainJs = path.basename(file);
+    if (meta.entryPoint === 'web/main.tsx' && file.endsWith('.js')) mainJs = path.basename(file);
     if (meta.entryPoint === undefined && file.endsWith('.css') && path.basename(file).startsWith('main-')) mainCss = path.basename(file);
   }
   const template = fs.readFileSync(path.join(root, 'web/index.html'), 'utf8');

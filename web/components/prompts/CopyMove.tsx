@@ -1,0 +1,40 @@
+import { useSetAtom } from 'jotai';
+import { useCallback, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ResourceItem } from '../../api/resources.ts';
+import { currentDir, transferTo } from '../../actions/files.ts';
+import { samePath } from '../../lib/paths.ts';
+import { closePromptAtom } from '../../state/prompts.ts';
+import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
+import { FolderChooser } from './FolderChooser.tsx';
+
+/** Copy or move the selection into a folder picked with the chooser (Move is disabled for the current folder). */
+export function CopyMovePrompt({ kind, items }: { kind: 'copy' | 'move'; items: ResourceItem[] }) {
+  const { t } = useTranslation();
+  const close = useSetAtom(closePromptAtom);
+  const [here] = useState(currentDir);
+  const [dest, setDest] = useState(here);
+  const onChange = useCallback((d: string) => setDest(d), []);
+  const disabled = kind === 'move' && samePath(dest, here);
+  const submit = () => {
+    if (disabled) return;
+    close();
+    void transferTo(kind, items, dest).catch(() => undefined);
+  };
+  return (
+    <PromptFrame
+      title={t(kind === 'copy' ? 'prompts.copy' : 'prompts.move')}
+      onSubmit={submit}
+      className="prompt-wide"
+      buttons={
+        <>
+          <CancelButton />
+          <SubmitButton label={t(kind === 'copy' ? 'buttons.copy' : 'buttons.move')} disabled={disabled} autoFocus />
+        </>
+      }
+    >
+      <p>{t(kind === 'copy' ? 'prompts.copyMessage' : 'prompts.moveMessage')}</p>
+      <FolderChooser start={here} onChange={onChange} />
+    </PromptFrame>
+  );
+}
