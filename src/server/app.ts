@@ -8,6 +8,7 @@ import { requestLog } from './middleware/request-log.ts';
 import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
+import { resourcesRouter } from './routes/resources.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -43,7 +44,14 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
   });
   base.get('/static/{*path}', serveStatic(opts.web));
 
-  const routers = [base, authRouter(), usersRouter(), settingsRouter(), ...(opts.routers ?? [])];
+  const routers = [
+    base,
+    authRouter(),
+    usersRouter(),
+    settingsRouter(),
+    resourcesRouter(),
+    ...(opts.routers ?? []),
+  ];
   for (const r of routers) app.use(r.routes());
   app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version })));
   return app;

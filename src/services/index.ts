@@ -4,6 +4,10 @@ import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
 import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
+import { Gate } from './files/gate.ts';
+import { FileEvents } from './events.ts';
+import type { HookRunner } from './hooks.ts';
+import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
 
@@ -23,6 +27,12 @@ export interface Services {
   tokens: TokenService;
   auth: AuthService;
   users: UserService;
+  /** The one path gate every file-touching route goes through. */
+  gate: Gate;
+  /** What changed on disk (shares, the search index and caches listen). */
+  events: FileEvents;
+  /** Event hooks around file operations (the exec module installs the real runner). */
+  hooks: HookRunner;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -46,7 +56,13 @@ export async function shutdownServices(services: Services): Promise<void> {
 export function createServices(db: Database, options: ServiceOptions): Services {
   const repos = createRepos(db);
   const users = new UserService(repos, options.root);
+  // fm's own files are never reachable, even when they sit inside the root.
+  const dbFile = db.file;
+  const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   return {
+    gate,
+    events: new FileEvents(options.log),
+    hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),

@@ -1,0 +1,283 @@
+/**
+ * The gate: the one place that turns a request path into a file-system path. Every route
+ * that touches files resolves through here. In order, it
+ *   1. checks the operation's permission (before any file-system call),
+ *   2. checks the rules (global, then user; hidden dotfiles) on the cleaned virtual path,
+ *   3. confines the path to the access root, resolving symlinks and refusing any that leave it,
+ *   4. keeps fm's own files (database, caches, upload staging) out of reach.
+ * Recursive operations check every descendant with `checkTree`.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { ForbiddenError, NotFoundError } from '../../errors.ts';
+import type { Settings } from '../../api/settings.ts';
+import type { PermissionName } from '../../api/user.ts';
+import type { UserRecord } from '../../storage/repos/users.ts';
+import { RuleSet } from './rules.ts';
+import { cleanPath, isWithin } from './paths.ts';
+import { cleanScope } from '../scope.ts';
+
+/** What a request wants to do with a path; each maps to a permission (or none for `read`). */
+export type Op = 'read' | 'download' | 'create' | 'modify' | 'rename' | 'delete' | 'share' | 'execute';
+
+const OP_PERMS: Record<Op, PermissionName[]> = {
+  read: [],
+  download: ['download'],
+  create: ['create'],
+  modify: ['modify'],
+  rename: ['rename'],
+  delete: ['delete'],
+  share: ['share', 'download'],
+  execute: ['execute'],
+};
+
+/** Ops that act on a directory entry itself, never following a final symlink. */
+const ENTRY_OPS = new Set<Op>(['rename', 'delete']);
+/** Ops that write file contents: they refuse a final symlink outright. */
+const WRITE_OPS = new Set<Op>(['create', 'modify']);
+
+/** Who is acting and where "/" is. */
+export interface Access {
+  user: UserRecord;
+  settings: Settings;
+  /** Absolute real path that the virtual "/" maps to (the scope, or a share's folder). */
+  rootReal: string;
+  /** Virtual path of `rootReal` inside the user's scope ("" for the scope itself); prefixed before rule checks. */
+  rulePrefix: string;
+  rules: RuleSet;
+}
+
+/** A resolved path. `abs` is where the entry is; `real` is where its contents are. */
+export interface Target {
+  access: Access;
+  /** Virtual path relative to the access root ("/" is the root). */
+  virtual: string;
+  /** Virtual path inside the user's scope, as rules see it. */
+  scopePath: string;
+  /** Absolute path of the entry (parent resolved, final component as named). */
+  abs: string;
+  /** Absolute real path of the contents (symlinks followed); equals abs when not a link or missing. */
+  real: string;
+  exists: boolean;
+  /** lstat of the entry (undefined when missing). */
+  lstat?: fs.Stats;
+  /** stat of the contents (undefined when missing or a dangling link). */
+  stat?: fs.Stats;
+  isSymlink: boolean;
+  isDir: boolean;
+}
+
+export interface ResolveOptions {
+  /** The access root itself is acceptable (false for delete/rename/copy sources). */
+  allowRoot?: boolean;
+  /** The path must exist (404 otherwise). Default true for read-like ops. */
+  mustExist?: boolean;
+}
+
+export class Gate {
+  private readonly protectedPaths: string[];
+
+  constructor(
+    /** Absolute real path of the server root. */
+    readonly root: string,
+    protectedPaths: string[],
+  ) {
+    this.protectedPaths = protectedPaths.map(realOrSelf);
+  }
+
+  /** Adds a path fm owns (e.g. a cache folder created later). */
+  protect(p: string): void {
+    this.protectedPaths.push(realOrSelf(p));
+  }
+
+  isProtected(absReal: string): boolean {
+    return this.protectedPaths.some((p) => absReal === p || absReal.startsWith(`${p}/`));
+  }
+
+  /** The access of a signed-in user on their scope (created when the instance makes home folders). */
+  async access(user: UserRecord, settings: Settings): Promise<Access> {
+    const scope = cleanScope(user.scope || '.');
+    const scopeAbs = path.join(this.root, scope);
+    let rootReal: string;
+    try {
+      rootReal = await fsp.realpath(scopeAbs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !settings.createUserDir) {
+        throw new NotFoundError('your scope folder does not exist');
+      }
+      await fsp.mkdir(scopeAbs, { recursive: true, mode: settings.dirMode });
+      rootReal = await fsp.realpath(scopeAbs);
+    }
+    if (!isWithinReal(this.root, rootReal)) throw new ForbiddenError('your scope leaves the server root');
+    return { user, settings, rootReal, rulePrefix: '', rules: new RuleSet(settings.rules, user.rules, user.hideDotfiles) };
+  }
+
+  /**
+   * An access rooted at a folder inside another access (public shares): "/" becomes that folder,
+   * rules still see the full scope path. `virtual` must already have been resolved for `share`.
+   */
+  subAccess(parent: Access, target: Target): Access {
+    return { ...parent, rootReal: target.real, rulePrefix: target.scopePath === '/' ? '' : target.scopePath };
+  }
+
+  /** Throws 403 unless the user holds every permission the op needs. */
+  checkPermission(access: Access, op: Op): void {
+    const perm = access.user.perm;
+    if (perm.admin) return;
+    for (const p of OP_PERMS[op]) if (!perm[p]) throw new ForbiddenError(`${p} permission required`);
+  }
+
+  scopePathOf(access: Access, virtual: string): string {
+    return access.rulePrefix ? (virtual === '/' ? access.rulePrefix : access.rulePrefix + virtual) : virtual;
+  }
+
+  /** Whether a virtual path is visible to this access (rules and hidden dotfiles). */
+  visible(access: Access, virtual: string): boolean {
+    return access.rules.allows(this.scopePathOf(access, virtual));
+  }
+
+  /** Resolves a cleaned virtual path for an op. See the module comment for the checks. */
+  async resolve(access: Access, virtual: string, op: Op, opts: ResolveOptions = {}): Promise<Target> {
+    this.checkPermission(access, op);
+    const clean = cleanPath(virtual).path;
+    if (clean === '/' && opts.allowRoot === false) throw new ForbiddenError('not allowed on the root folder');
+    const scopePath = this.scopePathOf(access, clean);
+    if (!access.rules.allows(scopePath)) throw new ForbiddenError('access denied by a rule');
+
+    const lexical = clean === '/' ? access.rootReal : path.join(access.rootReal, clean);
+    const parentReal = clean === '/' ? path.dirname(access.rootReal) : await this.realParent(access, lexical);
+    const abs = clean === '/' ? access.rootReal : path.join(parentReal, path.basename(lexical));
+    if (this.isProtected(abs)) throw new NotFoundError('not found');
+
+    let lstat: fs.Stats | undefined;
+    try {
+      lstat = await fsp.lstat(abs);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    const mustExist = opts.mustExist ?? !WRITE_OPS.has(op);
+    if (!lstat) {
+      if (mustExist) throw new NotFoundError('not found');
+      return { access, virtual: clean, scopePath, abs, real: abs, exists: false, isSymlink: false, isDir: false };
+    }
+
+    const isSymlink = lstat.isSymbolicLink();
+    if (!isSymlink) {
+      return { access, virtual: clean, scopePath, abs, real: abs, exists: true, lstat, stat: lstat, isSymlink, isDir: lstat.isDirectory() };
+    }
+    if (WRITE_OPS.has(op)) throw new ForbiddenError('will not write through a symbolic link');
+    if (ENTRY_OPS.has(op)) {
+      // Deleting or moving a link touches the link, not its target.
+      return { access, virtual: clean, scopePath, abs, real: abs, exists: true, lstat, isSymlink, isDir: false };
+    }
+    let real: string;
+    try {
+      real = await fsp.realpath(abs);
+    } catch {
+      throw new NotFoundError('the link target does not exist');
+    }
+    if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope');
+    const stat = await fsp.stat(real);
+    return { access, virtual: clean, scopePath, abs, real, exists: true, lstat, stat, isSymlink, isDir: stat.isDirectory() };
+  }
+
+  /**
+   * The real path of `lexical`'s parent, which must lie inside the access root. Missing parents
+   * are allowed (creation makes them): the deepest existing ancestor is checked instead.
+   */
+  private async realParent(access: Access, lexical: string): Promise<string> {
+    const parent = path.dirname(lexical);
+    let existing = parent;
+    const missing: string[] = [];
+    for (;;) {
+      try {
+        const real = await fsp.realpath(existing);
+        if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the path leads outside your scope');
+        return missing.length ? path.join(real, ...missing.reverse()) : real;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
+        if (code === 'ENOTDIR') throw new NotFoundError('a parent is not a folder');
+        if (existing === access.rootReal || existing.length <= access.rootReal.length) throw new NotFoundError('not found');
+        missing.push(path.basename(existing));
+        existing = path.dirname(existing);
+      }
+    }
+  }
+
+  /**
+   * Checks every descendant of a folder target for a recursive op: any path the rules deny, any
+   * of fm's own files, or a link leaving the scope makes the whole operation 403. Hidden
+   * dotfiles do not count (they travel with their folder).
+   */
+  async checkTree(target: Target): Promise<void> {
+    if (!target.isDir || target.isSymlink) return;
+    const { access } = target;
+    const noRules = access.rules.isEmpty;
+    for await (const entry of walk(target.real, target.virtual)) {
+      if (this.isProtected(entry.abs)) throw new ForbiddenError(`${entry.virtual} belongs to fm itself`);
+      if (!noRules && !access.rules.allowsByRules(this.scopePathOf(access, entry.virtual))) {
+        throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`);
+      }
+    }
+  }
+
+  /**
+   * Visits the visible descendants of a folder (rules, dotfiles, protected files applied),
+   * pruning denied folders; symlinks are reported but never descended into.
+   */
+  async *visibleTree(target: Target): AsyncGenerator<TreeEntry> {
+    const { access } = target;
+    for await (const entry of walk(target.real, target.virtual, (e) => this.isProtected(e.abs) || !this.visible(access, e.virtual))) {
+      yield entry;
+    }
+  }
+}
+
+export interface TreeEntry {
+  /** Virtual path (relative to the access root). */
+  virtual: string;
+  abs: string;
+  dirent: fs.Dirent;
+}
+
+/** Depth-first walk without following symlinks; `skip` prunes an entry (and its subtree). */
+export async function* walk(dirAbs: string, dirVirtual: string, skip?: (e: TreeEntry) => boolean): AsyncGenerator<TreeEntry> {
+  const stack: Array<[string, string]> = [[dirAbs, dirVirtual]];
+  while (stack.length) {
+    const [abs, virtual] = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(abs, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') continue;
+      throw err;
+    }
+    for (const dirent of entries) {
+      const e: TreeEntry = { virtual: virtual === '/' ? `/${dirent.name}` : `${virtual}/${dirent.name}`, abs: path.join(abs, dirent.name), dirent };
+      if (skip?.(e)) continue;
+      yield e;
+      if (dirent.isDirectory()) stack.push([e.abs, e.virtual]);
+    }
+  }
+}
+
+/** True when `child` (a real path) is `parent` or inside it. */
+export function isWithinReal(parent: string, child: string): boolean {
+  return isWithin(parent, child);
+}
+
+function realOrSelf(p: string): string {
+  const abs = path.resolve(p);
+  try {
+    return fs.realpathSync(abs);
+  } catch {
+    try {
+      return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+    } catch {
+      return abs;
+    }
+  }
+}
