@@ -75,14 +75,12 @@ export function App() {
       <Suspense fallback={null}>
         <Switch>
           <Route path="/login" component={LoginRoute} />
-          <Route path="/files">
+          <Route path={/^\/files$/i}>
             <Redirect to="/files/" replace />
           </Route>
           <Route path="/files/*">
             <RequireAuth>
-              <Layout>
-                <FilesPage />
-              </Layout>
+              <FilesPage />
             </RequireAuth>
           </Route>
           <Route path="/settings">
@@ -90,9 +88,7 @@ export function App() {
           </Route>
           <Route path="/settings/profile">
             <RequireAuth>
-              <Layout>
-                <ProfileSettingsPage />
-              </Layout>
+              <ProfileSettingsPage />
             </RequireAuth>
           </Route>
           <Route path="/403">

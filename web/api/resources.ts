@@ -2,38 +2,20 @@
 import { withBase } from '../config.ts';
 import { encodePath, trimSlash } from '../lib/paths.ts';
 import { request, requestJSON } from './client.ts';
+import { CHECKSUM_ALGOS, type ArchiveAlgo, type ChecksumAlgo, type FileInfoDto, type ListingDto, type UsageDto } from '../../src/api/files.ts';
 
-export type ResourceType = '' | 'image' | 'audio' | 'video' | 'pdf' | 'text' | 'textImmutable' | 'blob' | 'invalid_link';
-
-/** One entry of a listing, or a file. */
-export interface ResourceItem {
-  name: string;
-  path: string;
-  size: number;
-  extension: string;
-  modified: string;
-  mode?: number;
-  isDir: boolean;
-  isSymlink?: boolean;
-  type: ResourceType;
-}
+/** One entry of a listing, or a file (the shared contract). */
+export type ResourceItem = FileInfoDto;
 
 /** GET /api/resources/{path}: a folder (with items) or a file. */
-export interface Resource extends ResourceItem {
-  items?: ResourceItem[];
-  numDirs?: number;
-  numFiles?: number;
-  sorting?: { by: string; asc: boolean };
-  content?: string;
-  subtitles?: string[];
-  checksums?: Record<string, string>;
-}
+export type Resource = FileInfoDto & Partial<Omit<ListingDto, keyof FileInfoDto>>;
 
-export const CHECKSUM_ALGORITHMS = ['md5', 'sha1', 'sha256', 'sha512'] as const;
-export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
+export const CHECKSUM_ALGORITHMS = CHECKSUM_ALGOS;
+export type ChecksumAlgorithm = ChecksumAlgo;
+export type Usage = UsageDto;
 
-/** The archive formats of the download prompt: label and the `algo` value the server expects. */
-export const ARCHIVE_FORMATS = [
+/** The 7 archive formats of the download prompt (spec §9): label and the server's `algo`. */
+export const ARCHIVE_FORMATS: readonly { label: string; algo: ArchiveAlgo }[] = [
   { label: 'zip', algo: 'zip' },
   { label: 'tar', algo: 'tar' },
   { label: 'tar.gz', algo: 'targz' },
@@ -41,7 +23,7 @@ export const ARCHIVE_FORMATS = [
   { label: 'tar.xz', algo: 'tarxz' },
   { label: 'tar.lz4', algo: 'tarlz4' },
   { label: 'tar.sz', algo: 'tarsz' },
-] as const;
+];
 
 const resourceUrl = (path: string, isDir = false) => {
   const t = trimSlash(path);
@@ -95,11 +77,6 @@ export async function transfer(action: 'copy' | 'rename', from: string, to: stri
 export async function checksum(path: string, algo: ChecksumAlgorithm): Promise<string> {
   const res = await requestJSON<Resource>(`${resourceUrl(path)}?checksum=${algo}`);
   return res.checksums?.[algo] ?? '';
-}
-
-export interface Usage {
-  used: number;
-  total: number;
 }
 
 export function usage(path: string, signal?: AbortSignal): Promise<Usage> {

@@ -21,12 +21,13 @@ export function comparator(sorting: Sorting): (a: Sortable, b: Sortable) => numb
   const dir = sorting.asc ? 1 : -1;
   const byName = (a: Sortable, b: Sortable) => compareNames(a.name, b.name);
   let key: (a: Sortable, b: Sortable) => number;
-  if (sorting.by === 'size') key = (a, b) => a.size - b.size || byName(a, b);
-  else if (sorting.by === 'modified') key = (a, b) => Date.parse(a.modified) - Date.parse(b.modified) || byName(a, b);
-  else key = byName;
+  // Ties on size or date fall back to A→Z whatever the direction (as the server sorts).
+  if (sorting.by === 'size') key = (a, b) => (a.size - b.size) * dir || byName(a, b);
+  else if (sorting.by === 'modified') key = (a, b) => (Date.parse(a.modified) - Date.parse(b.modified)) * dir || byName(a, b);
+  else key = (a, b) => byName(a, b) * dir;
   return (a, b) => {
     if (a.isDir !== b.isDir) return a.isDir ? -1 : 1;
-    return dir * key(a, b);
+    return key(a, b);
   };
 }
 

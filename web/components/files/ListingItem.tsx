@@ -67,9 +67,9 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
       </div>
       <div className="item-text">
         <p className="item-name" title={item.name}>
-          {item.name}
+          <span className="item-name-text">{item.name}</span>
+          {invalid && <span className="item-badge">{t('files.invalidLink')}</span>}
         </p>
-        {invalid && <span className="item-badge">{t('files.invalidLink')}</span>}
         <p className="item-size">{item.isDir ? '—' : formatSize(item.size, p.tag)}</p>
         <p className="item-modified">
           <time dateTime={item.modified} title={Number.isNaN(date.getTime()) ? undefined : formatExact(date, p.tag)}>
