@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createUser, startFm, type FmServer, type Client } from '../helpers/server.ts';
+import fs from 'node:fs';
+import { adminClient, createUser, startFm, tempDir, type FmServer, type Client } from '../helpers/server.ts';
 import { loginThroughPage, useBrowser } from '../helpers/browser.ts';
 
 describe('login page', () => {
   const browser = useBrowser();
   let fm: FmServer;
   let admin: Client;
+  const root = tempDir('fm-e2e-root-');
 
   beforeAll(async () => {
-    fm = await startFm();
+    fm = await startFm({ root });
     admin = await adminClient(fm);
   });
   afterAll(async () => {
     await fm.stop();
+    fs.rmSync(root, { recursive: true, force: true });
   });
 
   it('sends a visitor of a protected page to /login and back to it after logging in', async () => {
@@ -30,7 +33,7 @@ describe('login page', () => {
 
   it('redirects /login to /files/ when already logged in, and keeps the session across a reload', async () => {
     const page = await browser.newPage();
-    browser.allowConsoleError(/status of 404/);
+    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     await page.goto(`${fm.url}/login`);
     await loginThroughPage(page, 'admin', fm.adminPassword);
     await page.waitForURL(`${fm.url}/files/`);
@@ -49,7 +52,7 @@ describe('login page', () => {
 
   it('ignores a redirect query that points to another site', async () => {
     const page = await browser.newPage();
-    browser.allowConsoleError(/status of 404/);
+    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     await page.goto(`${fm.url}/login?redirect=${encodeURIComponent('//evil.example/')}`);
     await loginThroughPage(page, 'admin', fm.adminPassword);
     await page.waitForURL(`${fm.url}/files/`);
@@ -74,7 +77,7 @@ describe('login page', () => {
     it('checks the confirmation, refuses a taken username, then signs up and logs in', async () => {
       const page = await browser.newPage();
       browser.allowConsoleError(/status of 409/);
-      browser.allowConsoleError(/status of 404/);
+      browser.allowConsoleError(/status of 404.*\/api\/usage\//);
       await page.goto(`${fm.url}/login`);
       await page.getByRole('button', { name: 'Create an account' }).click();
       await page.getByLabel('Username').fill('newcomer');
