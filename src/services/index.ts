@@ -6,7 +6,10 @@ import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
+import { SearchIndex } from './indexer/index.ts';
 import type { HookRunner } from './hooks.ts';
+import { PreviewService } from './previews.ts';
+import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
@@ -20,6 +23,8 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** fm's cache folder: previews and the search index snapshot (default `<dataDir>/cache`). */
+  cacheDir?: string;
 }
 
 export interface Services {
@@ -31,8 +36,14 @@ export interface Services {
   gate: Gate;
   /** What changed on disk (shares, the search index and caches listen). */
   events: FileEvents;
+  /** The live search index of the root (started by `fm serve`; queries fall back to a walk until ready). */
+  searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Image thumbnails and resized previews, cached on disk. */
+  previews: PreviewService;
+  /** Name search under a folder (a walk today; the index of issue 8 later). */
+  search: SearchService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -41,6 +52,11 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+}
+
+/** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
+export function cacheDirOf(options: ServiceOptions): string {
+  return path.resolve(options.cacheDir ?? path.join(options.dataDir, 'cache'));
 }
 
 export async function shutdownServices(services: Services): Promise<void> {
@@ -58,10 +74,20 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
-  const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
+  const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const events = new FileEvents(options.log);
+  const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
+  events.on('written', (e) => searchIndex.written(e.abs));
+  events.on('removed', (e) => searchIndex.removed(e.abs));
+  events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
+  const previews = createPreviews(gate, events, options);
   return {
     gate,
-    events: new FileEvents(options.log),
+    events,
+    searchIndex,
+    previews,
+    search: createSearchService(gate, searchIndex),
     hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
@@ -69,6 +95,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     users,
     options,
     log: options.log,
-    closers: [],
+    closers: [() => previews.close()],
   };
+}
+
+function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {
+  const cacheDir = path.join(cacheDirOf(options), 'previews');
+  gate.protect(cacheDir);
+  const previews = new PreviewService({ root: options.root, cacheDir, log: options.log });
+  previews.listen(events);
+  return previews;
 }

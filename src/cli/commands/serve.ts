@@ -20,6 +20,8 @@ interface ServeOptions {
   tokenExpiration: string;
   authHeader?: string;
   trustedProxies: string;
+  index: boolean;
+  cacheDir?: string;
 }
 
 export function serveCommand(): Command {
@@ -41,6 +43,8 @@ export function serveCommand(): Command {
         .env('FM_TRUSTED_PROXIES')
         .default('127.0.0.0/8,::1'),
     )
+    .addOption(new Option('--cache-dir <dir>', 'cache folder for previews and the search index (default: <data folder>/cache)').env('FM_CACHE_DIR'))
+    .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
     .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
     .action(
       action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
@@ -95,6 +99,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     },
     log,
     dataDir: path.dirname(db.file),
+    cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
   });
   await ensureSettings(services.repos);
   const admin = await ensureAdmin(services.repos, services.users);
@@ -112,6 +117,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     requestLog: requestLog?.write,
   });
   out(`listening on ${running.url}`);
+  if (opts.index) {
+    // The index builds in the background: the server answers at once, search walks until it is ready.
+    void services.searchIndex.start();
+    services.closers.push(() => services.searchIndex.close());
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {
