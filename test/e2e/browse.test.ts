@@ -34,8 +34,6 @@ describe('browsing files', () => {
   });
 
   async function open(page: Page, client: Client = admin, at = '/files/') {
-    // The disk usage call is part of the files API still being built.
-    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     await openLoggedIn(page, fm.url, client.token, at);
     await page.locator('[role=option]').first().waitFor();
   }

@@ -28,7 +28,6 @@ describe('a folder with 100,000 entries', () => {
   });
 
   it('opens, keeps the page small, and scrolls to the end', { timeout: 120_000 }, async () => {
-    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, admin.token, '/files/');
     await page.locator('[role=option]').first().waitFor();

@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import { adminClient, createUser, startFm, tempDir, type FmServer, type Client } from '../helpers/server.ts';
 import { loginThroughPage, useBrowser } from '../helpers/browser.ts';
 
+const browser = useBrowser();
+
 describe('login page', () => {
-  const browser = useBrowser();
   let fm: FmServer;
   let admin: Client;
   const root = tempDir('fm-e2e-root-');
@@ -33,7 +34,6 @@ describe('login page', () => {
 
   it('redirects /login to /files/ when already logged in, and keeps the session across a reload', async () => {
     const page = await browser.newPage();
-    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     await page.goto(`${fm.url}/login`);
     await loginThroughPage(page, 'admin', fm.adminPassword);
     await page.waitForURL(`${fm.url}/files/`);
@@ -52,7 +52,6 @@ describe('login page', () => {
 
   it('ignores a redirect query that points to another site', async () => {
     const page = await browser.newPage();
-    browser.allowConsoleError(/status of 404.*\/api\/usage\//);
     await page.goto(`${fm.url}/login?redirect=${encodeURIComponent('//evil.example/')}`);
     await loginThroughPage(page, 'admin', fm.adminPassword);
     await page.waitForURL(`${fm.url}/files/`);
@@ -77,7 +76,6 @@ describe('login page', () => {
     it('checks the confirmation, refuses a taken username, then signs up and logs in', async () => {
       const page = await browser.newPage();
       browser.allowConsoleError(/status of 409/);
-      browser.allowConsoleError(/status of 404.*\/api\/usage\//);
       await page.goto(`${fm.url}/login`);
       await page.getByRole('button', { name: 'Create an account' }).click();
       await page.getByLabel('Username').fill('newcomer');
@@ -97,5 +95,67 @@ describe('login page', () => {
       const users = await admin.json<Array<{ username: string; perm: { admin: boolean } }>>('/api/users');
       expect(users.find((u) => u.username === 'newcomer')?.perm.admin).toBe(false);
     });
+  });
+});
+
+describe('session', () => {
+  const root = tempDir('fm-e2e-root-');
+  let fm: FmServer;
+
+  beforeAll(async () => {
+    fs.mkdirSync(`${root}/folder`);
+    fm = await startFm({ root });
+  });
+  afterAll(async () => {
+    await fm.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a 401 on a later call (token revoked elsewhere) ends the session and returns to the login page', async () => {
+    const page = await browser.newPage();
+    browser.allowConsoleError(/status of 401/);
+    await page.goto(`${fm.url}/login`);
+    await loginThroughPage(page, 'admin', fm.adminPassword);
+    await page.getByRole('option', { name: 'folder' }).waitFor();
+    const token = await page.evaluate(() => localStorage.getItem('jwt'));
+    const res = await fetch(`${fm.url}/api/logout`, { method: 'POST', headers: { 'X-Auth': token! } });
+    expect(res.status).toBe(200);
+    await page.getByRole('option', { name: 'folder' }).dblclick();
+    await page.waitForURL(/\/login\?redirect=%2Ffiles%2Ffolder%2F$/);
+    expect(await page.evaluate(() => localStorage.getItem('jwt'))).toBeNull();
+  });
+
+  it('logout from the sidebar revokes the token and shows the login page', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${fm.url}/login`);
+    await loginThroughPage(page, 'admin', fm.adminPassword);
+    await page.getByRole('option', { name: 'folder' }).waitFor();
+    const token = await page.evaluate(() => localStorage.getItem('jwt'));
+    await page.getByRole('button', { name: 'Logout' }).click();
+    await page.waitForURL(`${fm.url}/login`);
+    const res = await fetch(`${fm.url}/api/renew`, { method: 'POST', headers: { 'X-Auth': token! } });
+    expect(res.status).toBe(401);
+  });
+});
+
+describe('no-auth mode', () => {
+  const root = tempDir('fm-e2e-root-');
+  let fm: FmServer;
+
+  beforeAll(async () => {
+    fs.writeFileSync(`${root}/open.txt`, 'x');
+    fm = await startFm({ root, args: ['--noauth'] });
+  });
+  afterAll(async () => {
+    await fm.stop();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('opens the files without a login page and offers no logout', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${fm.url}/`);
+    await page.getByRole('option', { name: 'open.txt' }).waitFor();
+    expect(page.url()).toBe(`${fm.url}/files/`);
+    expect(await page.getByRole('button', { name: 'Logout' }).count()).toBe(0);
   });
 });
