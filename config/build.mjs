@@ -27,6 +27,14 @@ async function buildServer() {
 
 const COMPRESSIBLE = /\.(js|css|html|json|svg|map|txt|webmanifest)$/;
 
+/** The project's home page for the UI's links: package.json `homepage`, else the repository URL, else none. */
+function projectUrl() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const repo = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  const url = pkg.homepage || (repo ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  return /^https?:\/\//.test(url) ? url : '';
+}
+
 async function buildWeb() {
   fs.rmSync(webOut, { recursive: true, force: true });
   const assets = path.join(webOut, 'assets');
@@ -46,7 +54,7 @@ async function buildWeb() {
     loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
     metafile: true,
     jsx: 'automatic',
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', __FM_PROJECT_URL__: JSON.stringify(projectUrl()) },
     legalComments: 'none',
     logLevel: 'warning',
   });

@@ -5,6 +5,8 @@ declare global {
   interface Window {
     FM?: Partial<StartupSettings>;
   }
+  /** Set by the build from package.json (homepage or repository); '' when the project has none. */
+  const __FM_PROJECT_URL__: string | undefined;
 }
 
 const DEFAULTS: StartupSettings = {
@@ -37,8 +39,14 @@ export const settings: StartupSettings = { ...DEFAULTS, ...(typeof window === 'u
 /** The instance name shown in titles. */
 export const instanceName = settings.Name || 'fm';
 
-/** The project's home page, linked from the sidebar and error notices unless external links are disabled. */
-export const PROJECT_URL = 'https://github.com/filebrowser/filebrowser';
+/**
+ * The project's home page, linked from the sidebar (and its issue tracker from error notices)
+ * unless external links are disabled or the build knows no URL.
+ */
+export const PROJECT_URL = typeof __FM_PROJECT_URL__ === 'string' ? __FM_PROJECT_URL__ : '';
+
+/** External links are shown only when allowed and known. */
+export const showExternalLinks = !settings.DisableExternal && PROJECT_URL !== '';
 
 /** Prefixes an app or API path with the base URL. */
 export const withBase = (path: string): string => `${settings.BaseURL}${path}`;

@@ -10,12 +10,13 @@ import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { transferTo } from '../../actions/files.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
-import { filesUrl } from '../../lib/paths.ts';
+import { filesUrl, samePath } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { buildRows, columnsFor, rowOf, type Row } from '../../lib/rows.ts';
 import { click, moveCursor, range, toggle, type LastClick } from '../../lib/selection.ts';
 import { userAtom } from '../../state/auth.ts';
 import type { Listing as ListingData } from '../../state/files.ts';
+import { clipboardAtom } from '../../state/clipboard.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { useNarrow } from '../ui/useNarrow.ts';
@@ -81,6 +82,12 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   const dragging = useRef<number[] | null>(null);
   const selectedSet = useMemo(() => new Set(selected), [selected]);
   const canMove = can(user, 'rename');
+  const clipboard = useAtomValue(clipboardAtom);
+  // Items cut to the clipboard from this folder are shown faded until pasted.
+  const cut = useMemo(
+    () => new Set(clipboard?.key === 'x' && samePath(clipboard.path, listing.resource.path) ? clipboard.items.map((i) => i.from) : []),
+    [clipboard, listing.resource.path],
+  );
 
   // A new folder starts again from the top with 50 items.
   useEffect(() => {
@@ -305,6 +312,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
                 selected={selectedSet.has(i)}
                 tabbable={i === tabbable}
                 dropTarget={dropTarget === i}
+                cut={cut.has(items[i].path)}
                 draggable={canMove}
                 multiple={multiple}
                 mode={mode}

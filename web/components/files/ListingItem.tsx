@@ -22,6 +22,8 @@ export interface ListingItemProps {
   selected: boolean;
   tabbable: boolean;
   dropTarget: boolean;
+  /** Cut to the clipboard (shown faded). */
+  cut: boolean;
   draggable: boolean;
   multiple: boolean;
   mode: ViewMode;
@@ -39,6 +41,7 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
   if (p.selected) classes.push('item-selected');
   if (p.dropTarget) classes.push('item-drop');
   if (invalid) classes.push('item-invalid');
+  if (p.cut) classes.push('item-cut');
   return (
     <div
       role="option"

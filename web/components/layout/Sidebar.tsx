@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { currentDir } from '../../actions/files.ts';
 import { logout } from '../../actions/session.ts';
-import { PROJECT_URL, settings } from '../../config.ts';
+import { PROJECT_URL, settings, showExternalLinks } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { listingAtom } from '../../state/files.ts';
@@ -64,7 +64,7 @@ export function Sidebar({ open }: { open: boolean }) {
       {user && onFiles && !settings.DisableUsedPercentage && <DiskUsage path={usagePath} />}
       <footer className="sidebar-credits">
         <span>
-          {settings.DisableExternal ? (
+          {!showExternalLinks ? (
             <span>fm</span>
           ) : (
             <a href={PROJECT_URL} target="_blank" rel="noopener noreferrer">

@@ -1,6 +1,6 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import { PROJECT_URL, settings } from '../../config.ts';
+import { PROJECT_URL, showExternalLinks } from '../../config.ts';
 import { dismissNoticeAtom, noticesAtom } from '../../state/notifications.ts';
 import { Icon } from './Icon.tsx';
 
@@ -17,7 +17,7 @@ export function Notifications() {
           <p className="notice-message">{n.message}</p>
           {n.kind === 'error' && (
             <div className="notice-actions">
-              {!settings.DisableExternal && (
+              {showExternalLinks && (
                 <a className="notice-link" href={`${PROJECT_URL}/issues/new`} target="_blank" rel="noopener noreferrer">
                   {t('buttons.reportIssue')}
                 </a>
