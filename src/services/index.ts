@@ -13,6 +13,8 @@ import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits, type SettingsCheckOptions } from './exec/index.ts';
+import { ExecHookRunner } from './exec/hooks.ts';
 
 export interface ServiceOptions {
   /** Absolute, real path of the folder fm serves. */
@@ -25,6 +27,8 @@ export interface ServiceOptions {
   dataDir: string;
   /** fm's cache folder: previews and the search index snapshot (default `<dataDir>/cache`). */
   cacheDir?: string;
+  /** Limits of each command run and hook (default: 10 minutes, 10 MiB of output). */
+  exec?: Partial<ExecLimits>;
 }
 
 export interface Services {
@@ -44,12 +48,14 @@ export interface Services {
   previews: PreviewService;
   /** Name search under a folder (a walk today; the index of issue 8 later). */
   search: SearchService;
+  /** The command runner (WebSocket /api/command), also used by hooks and the auth hook. */
+  exec: ExecService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
   /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings) => Promise<void>;
+  validateSettings?: (next: Settings, current: Settings, opts?: SettingsCheckOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }
@@ -77,6 +83,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
+  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec });
   const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
@@ -88,14 +95,16 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     searchIndex,
     previews,
     search: createSearchService(gate, searchIndex),
-    hooks: { around: (_ctx, operation) => operation() },
+    hooks: new ExecHookRunner(repos, gate, exec, options.log),
+    exec,
+    validateSettings: validateExecSettings,
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
     users,
     options,
     log: options.log,
-    closers: [() => previews.close()],
+    closers: [() => exec.closeAll(), () => previews.close()],
   };
 }
 
