@@ -68,6 +68,8 @@ function useResource(path: string): void {
         }
         setListing(next);
         setError(null);
+        // Multiple-selection mode ends with every (re)load (spec §4).
+        store.set(multipleAtom, false);
       })
       .catch((err) => {
         if (ac.signal.aborted) return;
