@@ -5,61 +5,32 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useAtom, useAtomValue } from 'jotai';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent, type RefObject } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { transferTo } from '../../actions/files.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
 import { filesUrl, samePath } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { buildRows, columnsFor, rowOf, type Row } from '../../lib/rows.ts';
-import { click, moveCursor, range, toggle, type LastClick } from '../../lib/selection.ts';
 import { userAtom } from '../../state/auth.ts';
 import type { Listing as ListingData } from '../../state/files.ts';
 import { clipboardAtom } from '../../state/clipboard.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { useNarrow } from '../ui/useNarrow.ts';
-import { ListingItem, type ItemHandlers } from './ListingItem.tsx';
-import { sortBy } from './viewMode.ts';
+import { ListingItem } from './ListingItem.tsx';
+import { SortHeader } from './SortHeader.tsx';
+import { useGrowOnScroll } from './useGrowOnScroll.ts';
+import { useItemHandlers } from './useItemHandlers.ts';
 
 /** Items rendered before the first scroll. */
 export const INITIAL_ITEMS = 50;
-const SCROLL_THROTTLE_MS = 100;
 const HEADING_HEIGHT = 44;
 const LIST_ROW = 52;
 const MOSAIC_ROW = 76;
 const GAP = 8;
 /** Mosaic column width (spec §9). */
 const MOSAIC_COLUMN = 280;
-
-function SortHeader() {
-  const { t } = useTranslation();
-  const sorting = useAtomValue(userAtom)?.sorting ?? { by: 'name', asc: true };
-  const column = (by: string, label: string, cls: string) => {
-    const active = sorting.by === by;
-    return (
-      <button
-        type="button"
-        className={`sort-button ${cls}${active ? ' sort-active' : ''}`}
-        onClick={() => void sortBy(by)}
-        aria-label={t(`files.sortBy.${by}`)}
-        aria-sort={active ? (sorting.asc ? 'ascending' : 'descending') : undefined}
-        data-sort={by}
-      >
-        <span>{label}</span>
-        {active && <Icon name={sorting.asc ? 'arrowUp' : 'arrowDown'} size={16} />}
-      </button>
-    );
-  };
-  return (
-    <div className="listing-header">
-      {column('name', t('files.name'), 'col-name')}
-      {column('size', t('files.size'), 'col-size')}
-      {column('modified', t('files.lastModified'), 'col-modified')}
-    </div>
-  );
-}
 
 export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRef: RefObject<HTMLElement | null> }) {
   const { t } = useTranslation();
@@ -75,11 +46,8 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   const [width, setWidth] = useState(0);
   const [limit, setLimit] = useState(INITIAL_ITEMS);
   const [cursor, setCursor] = useState<number | undefined>(undefined);
-  const [dropTarget, setDropTarget] = useState<number | undefined>(undefined);
   const [scrollMargin, setScrollMargin] = useState(0);
   const focusPending = useRef(false);
-  const lastClick = useRef<LastClick | undefined>(undefined);
-  const dragging = useRef<number[] | null>(null);
   const selectedSet = useMemo(() => new Set(selected), [selected]);
   const canMove = can(user, 'rename');
   const clipboard = useAtomValue(clipboardAtom);
@@ -126,33 +94,11 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   });
   useEffect(() => virtualizer.measure(), [virtualizer, itemRowHeight, cols]);
 
-  // Grow by about two screens when the end comes within two screens (throttled).
-  const grow = useCallback(() => {
-    const el = scrollRef.current;
-    if (!el || shown >= items.length) return;
-    if (el.scrollHeight - el.scrollTop - el.clientHeight < el.clientHeight * 2) {
-      const perScreen = Math.ceil(el.clientHeight / Math.max(1, itemRowHeight)) * cols;
-      setLimit((l) => Math.min(items.length, l + perScreen * 2));
-    }
-  }, [scrollRef, shown, items.length, itemRowHeight, cols]);
-  useEffect(() => {
-    const el = scrollRef.current;
-    if (!el) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onScroll = () => {
-      timer ??= setTimeout(() => {
-        timer = undefined;
-        grow();
-      }, SCROLL_THROTTLE_MS);
-    };
-    el.addEventListener('scroll', onScroll, { passive: true });
-    return () => {
-      el.removeEventListener('scroll', onScroll);
-      if (timer) clearTimeout(timer);
-    };
-  }, [scrollRef, grow]);
-  // Fill the screen when the first items are not enough to scroll.
-  useEffect(() => grow(), [grow, rows.length]);
+  useGrowOnScroll(scrollRef, shown >= items.length, rows.length, () => {
+    const el = scrollRef.current!;
+    const perScreen = Math.ceil(el.clientHeight / Math.max(1, itemRowHeight)) * cols;
+    setLimit((l) => Math.min(items.length, l + perScreen * 2));
+  });
 
   const open = useCallback(
     (index: number) => {
@@ -186,79 +132,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     return () => cancelAnimationFrame(id);
   });
 
-  const handlers: ItemHandlers = useMemo(
-    () => ({
-      click(index: number, e: MouseEvent) {
-        e.stopPropagation();
-        const r = click(selected, lastClick.current, { index, ctrl: e.ctrlKey || e.metaKey, shift: e.shiftKey, time: e.timeStamp }, { singleClick: user.singleClick, multiple });
-        lastClick.current = r.last;
-        setSelected(r.selected);
-        setCursor(index);
-        if (r.open) open(index);
-      },
-      keyDown(index: number, e: KeyboardEvent) {
-        const rtl = document.documentElement.dir === 'rtl';
-        let delta = 0;
-        if (e.key === 'ArrowDown') delta = cols;
-        else if (e.key === 'ArrowUp') delta = -cols;
-        else if (e.key === 'ArrowRight' && cols > 1) delta = rtl ? -1 : 1;
-        else if (e.key === 'ArrowLeft' && cols > 1) delta = rtl ? 1 : -1;
-        else if (e.key === 'Home') delta = -items.length;
-        else if (e.key === 'End') delta = items.length;
-        else if (e.key === 'Enter') {
-          e.preventDefault();
-          open(index);
-          return;
-        } else if (e.key === ' ') {
-          e.preventDefault();
-          setSelected(toggle(selected, index));
-          return;
-        }
-        if (delta === 0) return;
-        e.preventDefault();
-        const next = moveCursor(index, delta, items.length);
-        if (next === undefined) return;
-        if (e.shiftKey) setSelected(range(selected[0] ?? index, next));
-        else if (!(e.ctrlKey || e.metaKey) && !multiple) setSelected([next]);
-        focusItem(next);
-      },
-      dragStart(index: number, e: DragEvent) {
-        if (!canMove) {
-          e.preventDefault();
-          return;
-        }
-        const group = selectedSet.has(index) ? selected : [index];
-        if (!selectedSet.has(index)) setSelected([index]);
-        dragging.current = group;
-        e.dataTransfer.effectAllowed = 'move';
-        e.dataTransfer.setData('application/x-fm-items', String(group.length));
-      },
-      dragOver(index: number, e: DragEvent) {
-        if (!dragging.current || dragging.current.includes(index)) return;
-        e.preventDefault();
-        e.dataTransfer.dropEffect = 'move';
-        setDropTarget(index);
-      },
-      dragLeave(index: number) {
-        setDropTarget((d) => (d === index ? undefined : d));
-      },
-      drop(index: number, e: DragEvent) {
-        const group = dragging.current;
-        dragging.current = null;
-        setDropTarget(undefined);
-        if (!group || group.includes(index)) return;
-        e.preventDefault();
-        const target = items[index];
-        void transferTo(
-          'move',
-          group.map((i) => items[i]),
-          target.path,
-          { navigateAfter: false },
-        ).catch(() => undefined);
-      },
-    }),
-    [selected, selectedSet, user.singleClick, multiple, open, cols, items, focusItem, canMove, setSelected],
-  );
+  const { handlers, dropTarget, endDrag } = useItemHandlers({ items, cols, multiple, singleClick: user.singleClick, canMove, open, focusItem, cursorTo: setCursor });
 
   const exactDates = user.dateFormat;
   const tabbable = cursor ?? selected[0] ?? 0;
@@ -287,10 +161,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
         onClick={() => {
           if (!multiple) setSelected([]);
         }}
-        onDragEnd={() => {
-          dragging.current = null;
-          setDropTarget(undefined);
-        }}
+        onDragEnd={endDrag}
       >
         {virtualRows.map((v) => {
           const row = rows[v.index];
