@@ -91,8 +91,13 @@ describe('browsing files', () => {
     await page.getByRole('option', { name: 'docs' }).focus();
     await page.keyboard.press('ArrowDown');
     expect(await selectedNames(page)).toEqual(['Music']);
+    await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
-    await page.waitForURL(`${fm.url}/files/Music/`);
+    await page.waitForURL(`${fm.url}/files/docs/`);
+    // The focus follows into the opened folder, so the keyboard keeps working.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('deep');
+    await page.keyboard.press('ArrowDown');
+    expect(await selectedNames(page)).toEqual(['inside.md']);
   });
 
   it('cycles list, mosaic and mosaic gallery views and saves the choice', async () => {

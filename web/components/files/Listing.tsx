@@ -48,6 +48,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   const [cursor, setCursor] = useState<number | undefined>(undefined);
   const [scrollMargin, setScrollMargin] = useState(0);
   const focusPending = useRef(false);
+  const openedByKeyboard = useRef(false);
   const selectedSet = useMemo(() => new Set(selected), [selected]);
   const canMove = can(user, 'rename');
   const clipboard = useAtomValue(clipboardAtom);
@@ -57,11 +58,15 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     [clipboard, listing.resource.path],
   );
 
-  // A new folder starts again from the top with 50 items.
+  // A new folder starts again from the top with 50 items; keyboard users keep the focus in the list.
   useEffect(() => {
     setLimit(INITIAL_ITEMS);
     setCursor(undefined);
     scrollRef.current?.scrollTo({ top: 0 });
+    if (!openedByKeyboard.current) return;
+    openedByKeyboard.current = false;
+    const id = requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>('[role=option][tabindex="0"]')?.focus({ preventScroll: true }));
+    return () => cancelAnimationFrame(id);
   }, [listing.resource.path, scrollRef]);
 
   useLayoutEffect(() => {
@@ -101,9 +106,11 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   });
 
   const open = useCallback(
-    (index: number) => {
+    (index: number, viaKeyboard = false) => {
       const item = items[index];
-      if (item) navigate(filesUrl(item.path, item.isDir));
+      if (!item) return;
+      openedByKeyboard.current = viaKeyboard && item.isDir;
+      navigate(filesUrl(item.path, item.isDir));
     },
     [items, navigate],
   );

@@ -15,7 +15,7 @@ export interface ItemHandlerOptions {
   singleClick: boolean;
   /** The user may move items (rename permission): dragging is allowed. */
   canMove: boolean;
-  open(index: number): void;
+  open(index: number, viaKeyboard?: boolean): void;
   /** Moves the keyboard cursor to an item and focuses it. */
   focusItem(index: number): void;
   /** Moves the keyboard cursor to a clicked item (it already has the focus). */
@@ -51,7 +51,7 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
         else if (e.key === 'End') delta = items.length;
         else if (e.key === 'Enter') {
           e.preventDefault();
-          open(index);
+          open(index, true);
           return;
         } else if (e.key === ' ') {
           e.preventDefault();
