@@ -67,6 +67,8 @@ export function useBrowser(): BrowserHarness {
       });
       contexts.push(context);
       const page = await context.newPage();
+      // Fail a step well before the test's own timeout, so the report names the step.
+      page.setDefaultTimeout(10_000);
       page.on('console', (msg) => {
         if (msg.type() === 'error') errors.push(`console: ${msg.text()} (${msg.location().url})`);
       });

@@ -106,9 +106,11 @@ export default function FilesPage() {
   const scrollRef = useRef<HTMLDivElement>(null);
   useTitle(path === '/' ? t('sidebar.myFiles') : baseName(path));
 
+  // While the next path loads, the previous listing stays on screen but no action applies to it.
+  const current = listing !== null && samePath(listing.resource.path, path);
   const ctx: ActionContext | null = useMemo(
-    () => (listing ? { user, listing, selectedCount: selected.length, multiple } : null),
-    [user, listing, selected.length, multiple],
+    () => (listing && current ? { user, listing, selectedCount: selected.length, multiple } : null),
+    [user, listing, current, selected.length, multiple],
   );
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 /** Mouse, keyboard and drag-and-drop handling of listing items (spec §4 "Selection", drag to move). */
 import { useAtom } from 'jotai';
-import { useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ResourceItem } from '../../api/resources.ts';
 import { transferTo } from '../../actions/files.ts';
 import { click, moveCursor, range, toggle, type LastClick } from '../../lib/selection.ts';
@@ -28,6 +28,12 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
   const lastClick = useRef<LastClick | undefined>(undefined);
   const dragging = useRef<number[] | null>(null);
   const { items, cols, multiple, singleClick, canMove, open, focusItem, cursorTo } = o;
+
+  // A double click needs both clicks on the same entry of the same listing: after a reload the
+  // same index may be another entry.
+  useEffect(() => {
+    lastClick.current = undefined;
+  }, [items]);
 
   const handlers: ItemHandlers = useMemo(() => {
     const selectedSet = new Set(selected);

@@ -1,5 +1,5 @@
 import { useSetAtom } from 'jotai';
-import { useCallback, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
 import { currentDir, transferTo } from '../../actions/files.ts';
@@ -14,12 +14,17 @@ export function CopyMovePrompt({ kind, items }: { kind: 'copy' | 'move'; items: 
   const close = useSetAtom(closePromptAtom);
   const [here] = useState(currentDir);
   const [dest, setDest] = useState(here);
-  const onChange = useCallback((d: string) => setDest(d), []);
+  // Read at submit time: an Enter may follow a click before React re-renders.
+  const destRef = useRef(here);
+  const onChange = useCallback((d: string) => {
+    destRef.current = d;
+    setDest(d);
+  }, []);
   const disabled = kind === 'move' && samePath(dest, here);
   const submit = () => {
-    if (disabled) return;
+    if (kind === 'move' && samePath(destRef.current, here)) return;
     close();
-    void transferTo(kind, items, dest).catch(() => undefined);
+    void transferTo(kind, items, destRef.current).catch(() => undefined);
   };
   return (
     <PromptFrame

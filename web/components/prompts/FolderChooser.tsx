@@ -1,7 +1,9 @@
 /**
  * The destination chooser of copy and move: subfolders of a location plus '..' (except at the root).
- * Double-click (or double-tap, or Enter) enters a folder; a single click enters it in single-click
- * mode, otherwise selects it as the destination; clicking the selected folder deselects it.
+ * Double-click (or double-tap) enters a folder; a single click enters it in single-click mode,
+ * otherwise selects it as the destination; clicking the selected folder deselects it. Keyboard:
+ * Up/Down move, Space selects, Right enters (Left in right-to-left), Left or Backspace goes up,
+ * Enter runs the prompt.
  */
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
@@ -50,11 +52,18 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
     return () => ac.abort();
   }, [dir, refresh]);
 
-  useEffect(() => onChange(selected ?? dir), [selected, dir, onChange]);
+  // The destination is reported in the same event as the change, so an Enter right after a
+  // click already submits the new destination.
+  const choose = (path: string | null) => {
+    setSelected(path);
+    onChange(path ?? dir);
+  };
+  const toggleChoice = (path: string) => choose(selected === path ? null : path);
 
   const enter = (path: string) => {
     setSelected(null);
     setDir(path);
+    onChange(path);
     last.current = null;
   };
 
@@ -65,7 +74,7 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
       enter(e.path);
       return;
     }
-    setSelected((s) => (s === e.path ? null : e.path));
+    toggleChoice(e.path);
   };
 
   return (
@@ -85,13 +94,25 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
             className={`chooser-item${selected === e.path ? ' chooser-item-selected' : ''}`}
             onClick={(ev) => click(e, ev.timeStamp)}
             onKeyDown={(ev) => {
+              const rtl = document.documentElement.dir === 'rtl';
+              const li = ev.currentTarget;
               if (ev.key === 'Enter') {
+                // Enter runs the prompt (spec §2); the arrows walk the folders.
                 ev.preventDefault();
-                ev.stopPropagation();
-                enter(e.path);
+                li.closest('form')?.requestSubmit();
               } else if (ev.key === ' ') {
                 ev.preventDefault();
-                setSelected((s) => (s === e.path ? null : e.path));
+                toggleChoice(e.path);
+              } else if (ev.key === (rtl ? 'ArrowLeft' : 'ArrowRight')) {
+                ev.preventDefault();
+                enter(e.path);
+              } else if (ev.key === (rtl ? 'ArrowRight' : 'ArrowLeft') || ev.key === 'Backspace') {
+                ev.preventDefault();
+                if (dir !== '/') enter(parentPath(dir));
+              } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
+                ev.preventDefault();
+                const next = ev.key === 'ArrowDown' ? li.nextElementSibling : li.previousElementSibling;
+                if (next instanceof HTMLElement) next.focus();
               }
             }}
           >
