@@ -155,6 +155,27 @@ describe('file operations', () => {
     expect(read('kb/inner/one.txt')).toBe('1');
   });
 
+  it('downloads one file directly and several items as an archive in the chosen format', async () => {
+    const page = await browser.newPage();
+    await open(page, '/files/src/');
+    await page.getByRole('option', { name: 'report.txt' }).click();
+    const [single] = await Promise.all([page.waitForEvent('download'), header(page).getByRole('button', { name: 'Download' }).click()]);
+    expect(single.suggestedFilename()).toBe('report.txt');
+    expect(fs.readFileSync(await single.path(), 'utf8')).toBe('new report');
+
+    await page.goto(`${fm.url}/files/`);
+    await page.getByRole('option', { name: 'dest' }).click();
+    await page.getByRole('option', { name: 'src' }).click({ modifiers: ['Control'] });
+    await header(page).getByRole('button', { name: 'Download' }).click();
+    const formats = page.getByRole('dialog', { name: 'Download files' }).getByRole('button');
+    expect(await formats.allTextContents()).toEqual(['zip', 'tar', 'tar.gz', 'tar.bz2', 'tar.xz', 'tar.lz4', 'tar.sz', 'Cancel']);
+    const [archive] = await Promise.all([page.waitForEvent('download'), formats.filter({ hasText: 'tar.gz' }).click()]);
+    expect(archive.suggestedFilename()).toMatch(/\.tar\.gz$/);
+    const bytes = fs.readFileSync(await archive.path());
+    expect([bytes[0], bytes[1]]).toEqual([0x1f, 0x8b]);
+    expect(await page.getByRole('dialog').count()).toBe(0);
+  });
+
   it('shows the checksums of a file on request', async () => {
     const page = await browser.newPage();
     await open(page, '/files/src/');

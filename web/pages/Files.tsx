@@ -160,7 +160,13 @@ export default function FilesPage() {
 
   return (
     <Layout header={<Header actions={headerActions} />}>
-      <div className={`files${barActive ? ' files-with-bar' : ''}`} ref={scrollRef}>
+      <div
+        className={`files${barActive ? ' files-with-bar' : ''}`}
+        ref={scrollRef}
+        // Files dropped from the desktop must not make the browser leave the app (uploads come with their own issue).
+        onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+        onDrop={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+      >
         <Breadcrumbs path={listing && !listing.resource.isDir ? listing.resource.path.replace(/\/[^/]*$/, '') || '/' : path} />
         {error !== null ? (
           <ErrorScreen code={error} />
