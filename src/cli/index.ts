@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ExitError } from './run.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usersCommand } from './commands/users.ts';
+import { sharesCommand } from './commands/shares.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { VERSION } from '../version.ts';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .addCommand(serveCommand())
     .addCommand(usersCommand())
+    .addCommand(sharesCommand())
     .addCommand(hashCommand())
     .addCommand(versionCommand());
   return program;

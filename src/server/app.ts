@@ -9,6 +9,8 @@ import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
+import { sharesRouter } from './routes/shares.ts';
+import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -50,6 +52,8 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     usersRouter(),
     settingsRouter(),
     resourcesRouter(),
+    sharesRouter(),
+    publicRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -6,6 +6,7 @@ import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
+import { ShareService } from './shares.ts';
 import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
@@ -27,6 +28,8 @@ export interface Services {
   tokens: TokenService;
   auth: AuthService;
   users: UserService;
+  /** Share links (authenticated and public side, lifecycle). */
+  shares: ShareService;
   /** The one path gate every file-touching route goes through. */
   gate: Gate;
   /** What changed on disk (shares, the search index and caches listen). */
@@ -59,9 +62,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const events = new FileEvents(options.log);
+  const shares = new ShareService(repos, gate, options.log);
+  shares.attach(events);
   return {
     gate,
-    events: new FileEvents(options.log),
+    events,
+    shares,
+    onUserDeleted: (user) => shares.userDeleted(user),
     hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
