@@ -9,6 +9,7 @@ import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
+import { searchStatusRouter } from './routes/search-status.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
@@ -52,6 +53,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     usersRouter(),
     settingsRouter(),
     resourcesRouter(),
+    searchStatusRouter(),
     sharesRouter(),
     publicRouter(),
     ...(opts.routers ?? []),

@@ -6,6 +6,7 @@ import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
+import { SearchIndex } from './indexer/index.ts';
 import { ShareService } from './shares.ts';
 import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
@@ -34,6 +35,8 @@ export interface Services {
   gate: Gate;
   /** What changed on disk (shares, the search index and caches listen). */
   events: FileEvents;
+  /** The live search index of the root (started by `fm serve`; queries fall back to a walk until ready). */
+  searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
   options: ServiceOptions;
@@ -44,6 +47,11 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+}
+
+/** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
+export function cacheDirOf(options: ServiceOptions): string {
+  return path.join(options.dataDir, 'cache');
 }
 
 export async function shutdownServices(services: Services): Promise<void> {
@@ -61,13 +69,19 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
-  const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
+  const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
+  const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
+  events.on('written', (e) => searchIndex.written(e.abs));
+  events.on('removed', (e) => searchIndex.removed(e.abs));
+  events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
   const shares = new ShareService(repos, gate, options.log);
   shares.attach(events);
   return {
     gate,
     events,
+    searchIndex,
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
     hooks: { around: (_ctx, operation) => operation() },
