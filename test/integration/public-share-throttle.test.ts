@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createUser, type FmServer } from '../helpers/server.ts';
-import { PERMS, publicInfo, share, startShareFm, type ShareDto } from './share-helpers.ts';
+import { adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
+import { PERMS, publicInfo, share, type ShareDto } from './share-helpers.ts';
 
 let fm: FmServer;
 let locked: ShareDto;
@@ -14,7 +14,7 @@ let other: ShareDto;
 let open: ShareDto;
 
 beforeAll(async () => {
-  fm = await startShareFm();
+  fm = await startFm();
   fs.mkdirSync(path.join(fm.root, 'alice'), { recursive: true });
   fs.writeFileSync(path.join(fm.root, 'alice/a.txt'), 'alpha');
   const admin = await adminClient(fm);

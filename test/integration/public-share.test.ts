@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createUser, type Client, type FmServer } from '../helpers/server.ts';
+import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { openDatabase } from '../../src/storage/db.ts';
 import { UsersRepo } from '../../src/storage/repos/users.ts';
-import { PERMS, publicInfo, rawGet, share, startShareFm, updateUser, type ShareDto } from './share-helpers.ts';
+import { PERMS, publicInfo, rawGet, share, updateUser, type ShareDto } from './share-helpers.ts';
 
 interface Info {
   name: string;
@@ -34,7 +34,7 @@ function put(rel: string, content = rel) {
 }
 
 beforeAll(async () => {
-  fm = await startShareFm();
+  fm = await startFm();
   put('alice/docs/b.txt', 'bravo');
   put('alice/docs/a.txt', 'alpha');
   put('alice/docs/C.txt', 'charlie');

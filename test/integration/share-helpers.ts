@@ -1,23 +1,6 @@
 /** Helpers shared by the share and public-share integration tests. */
-import fs from 'node:fs';
 import http from 'node:http';
-import { startFm, tempDir, type Client, type FmServer, type StartOptions } from '../helpers/server.ts';
-
-/**
- * Starts fm with its root outside the temp home: the home holds the database, and fm keeps its
- * data folder out of reach, so a root inside it would be unreachable.
- */
-export async function startShareFm(opts: StartOptions = {}): Promise<FmServer> {
-  const root = tempDir('fm-share-root-');
-  const fm = await startFm({ ...opts, root });
-  const stop = fm.stop.bind(fm);
-  fm.stop = async () => {
-    const code = await stop();
-    fs.rmSync(root, { recursive: true, force: true });
-    return code;
-  };
-  return fm;
-}
+import type { Client, FmServer } from '../helpers/server.ts';
 
 export interface ShareDto {
   hash: string;

@@ -2,8 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createUser, type Client, type FmServer } from '../helpers/server.ts';
-import { PERMS, publicInfo, share, startShareFm, updateUser, type ShareDto } from './share-helpers.ts';
+import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
+import { PERMS, publicInfo, share, updateUser, type ShareDto } from './share-helpers.ts';
 
 let fm: FmServer;
 let admin: Client;
@@ -11,7 +11,7 @@ let alice: { client: Client; id: number };
 let bob: { client: Client; id: number };
 
 beforeAll(async () => {
-  fm = await startShareFm();
+  fm = await startFm();
   for (const dir of ['alice/docs/sub', 'bob/stuff']) fs.mkdirSync(path.join(fm.root, dir), { recursive: true });
   fs.writeFileSync(path.join(fm.root, 'alice/docs/a.txt'), 'alpha');
   fs.writeFileSync(path.join(fm.root, 'alice/report.pdf'), '%PDF-1.4');

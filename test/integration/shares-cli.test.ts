@@ -2,9 +2,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createUser, type FmServer } from '../helpers/server.ts';
+import { adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
 import { runFm } from '../helpers/cli.ts';
-import { PERMS, publicInfo, share, startShareFm, type ShareDto } from './share-helpers.ts';
+import { PERMS, publicInfo, share, type ShareDto } from './share-helpers.ts';
 
 let fm: FmServer;
 let aliceShare: ShareDto;
@@ -14,7 +14,7 @@ let bobTimed: ShareDto;
 const fmCli = (...args: string[]) => runFm(['--database', fm.dbFile, ...args]);
 
 beforeAll(async () => {
-  fm = await startShareFm();
+  fm = await startFm();
   for (const u of ['alice', 'bob']) {
     fs.mkdirSync(path.join(fm.root, u), { recursive: true });
     fs.writeFileSync(path.join(fm.root, u, 'f.txt'), u);
