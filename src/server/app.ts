@@ -10,6 +10,11 @@ import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
 import { searchStatusRouter } from './routes/search-status.ts';
+import { recursiveRouter } from './routes/recursive.ts';
+import { previewRouter } from './routes/preview.ts';
+import { usageRouter } from './routes/usage.ts';
+import { subtitleRouter } from './routes/subtitle.ts';
+import { searchRouter } from './routes/search.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
@@ -52,8 +57,13 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     authRouter(),
     usersRouter(),
     settingsRouter(),
+    recursiveRouter(), // before resourcesRouter: GET /api/resources/recursive/… is the flat listing
     resourcesRouter(),
     searchStatusRouter(),
+    previewRouter(),
+    usageRouter(),
+    subtitleRouter(),
+    searchRouter(),
     sharesRouter(),
     publicRouter(),
     ...(opts.routers ?? []),

@@ -9,12 +9,20 @@ import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
 import { ShareService } from './shares.ts';
 import type { HookRunner } from './hooks.ts';
+import { PreviewService } from './previews.ts';
+import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits } from './exec/index.ts';
+import { ExecHookRunner } from './exec/hooks.ts';
+import type { AllowlistOptions } from './settings.ts';
 
 export interface ServiceOptions {
-  /** Absolute, real path of the folder fm serves. */
+  /**
+   * Absolute, real path of the folder fm serves; '' in the admin CLI, which serves no files.
+   * So that the CLI can build the same services, createServices must not start background work.
+   */
   root: string;
   /** Token lifetime in seconds. */
   tokenLifetime: number;
@@ -22,6 +30,10 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** fm's cache folder: previews and the search index snapshot (default `<dataDir>/cache`). */
+  cacheDir?: string;
+  /** Limits of each command run and hook (default: 10 minutes, 10 MiB of output). */
+  exec?: Partial<ExecLimits>;
 }
 
 export interface Services {
@@ -39,19 +51,28 @@ export interface Services {
   searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Image thumbnails and resized previews, cached on disk. */
+  previews: PreviewService;
+  /** Name search under a folder (a walk today; the index of issue 8 later). */
+  search: SearchService;
+  /** The command runner (WebSocket /api/command), also used by hooks and the auth hook. */
+  exec: ExecService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
-  /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings) => Promise<void>;
+  /**
+   * Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse.
+   * Called by saveSettings (services/settings.ts) for the API and the CLI alike.
+   */
+  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
 export function cacheDirOf(options: ServiceOptions): string {
-  return path.join(options.dataDir, 'cache');
+  return path.resolve(options.cacheDir ?? path.join(options.dataDir, 'cache'));
 }
 
 export async function shutdownServices(services: Services): Promise<void> {
@@ -72,25 +93,39 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
+  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec });
   const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
+  const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   shares.attach(events);
   return {
     gate,
     events,
     searchIndex,
+    previews,
+    search: createSearchService(gate, searchIndex),
+    hooks: new ExecHookRunner(repos, gate, exec, options.log),
+    exec,
+    validateSettings: validateExecSettings,
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
-    hooks: { around: (_ctx, operation) => operation() },
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
     users,
     options,
     log: options.log,
-    closers: [],
+    closers: [() => exec.closeAll(), () => previews.close()],
   };
+}
+
+function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {
+  const cacheDir = path.join(cacheDirOf(options), 'previews');
+  gate.protect(cacheDir);
+  const previews = new PreviewService({ root: options.root, cacheDir, log: options.log });
+  previews.listen(events);
+  return previews;
 }

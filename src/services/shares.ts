@@ -23,7 +23,7 @@ import type { FileEvents } from './events.ts';
 import { cleanScope } from './scope.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
 import { Throttle, sleep, type ThrottleOptions, LOGIN_THROTTLE } from './throttle.ts';
-import { newToken, nowSeconds, type ShareIdentity, type ShareRecord } from '../storage/repos/shares.ts';
+import { newToken, type ShareIdentity, type ShareRecord } from '../storage/repos/shares.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 
 /** Seconds per duration unit (spec §5 "Share duration"). */
@@ -97,9 +97,12 @@ function parseUnit(v: unknown): ShareUnit {
   return v.toLowerCase() as ShareUnit;
 }
 
-/** Epoch seconds at which a link made now expires (0 = never). */
-export function expireAt(req: Pick<ShareRequest, 'expires' | 'unit'>, now = nowSeconds()): number {
-  return req.expires === 0 ? 0 : now + req.expires * SHARE_UNITS[req.unit];
+/**
+ * Epoch seconds at which a link made at `now` (epoch seconds, fractional) expires; 0 = never.
+ * Rounded up, so a link lives at least the duration asked for (never less than a second).
+ */
+export function expireAt(req: Pick<ShareRequest, 'expires' | 'unit'>, now = Date.now() / 1000): number {
+  return req.expires === 0 ? 0 : Math.ceil(now) + req.expires * SHARE_UNITS[req.unit];
 }
 
 function identityOf(st: fs.Stats): ShareIdentity {

@@ -62,11 +62,12 @@ describe('fm shares ls', () => {
 });
 
 describe('fm shares rm', () => {
-  it('refuses without --yes when no terminal can confirm (exit 2)', async () => {
-    const r = await fmCli('shares', 'rm', aliceShare.hash);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--yes');
-    expect((await publicInfo(fm, aliceShare.hash)).status).toBe(200);
+  it('without a terminal the command line is the confirmation (as rm)', async () => {
+    const extra = JSON.parse((await fmCli('shares', 'ls', '--json')).stdout) as ShareDto[];
+    const r = await fmCli('shares', 'rm', bobTimed.hash);
+    expect(r.code, r.stderr).toBe(0);
+    expect((await publicInfo(fm, bobTimed.hash)).status).toBe(404);
+    expect(extra.some((s) => s.hash === bobTimed.hash)).toBe(true);
   });
 
   it('deletes exactly the given hash; the running server sees it at once', async () => {

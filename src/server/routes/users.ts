@@ -4,6 +4,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts'
 import { UserWriteSchema } from '../../api/user.ts';
 import { authenticate, requestSettings, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { queryFlag } from '../files-request.ts';
 import { presentUser } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -40,9 +41,11 @@ export function usersRouter(): FmRouter {
     if (typeof data.password !== 'string' || !data.password) throw new BadRequestError('password is empty');
     if (typeof data.username !== 'string') throw new BadRequestError('username is empty');
     const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...data, id: 0 });
-    const user = await ctx.services.users.create({
-      data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' },
-    });
+    const user = await ctx.services.users.create(
+      { data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' } },
+      undefined,
+      { allowLaunchers: queryFlag(ctx, 'force') },
+    );
     ctx.status = 201;
     ctx.set('Location', `/settings/users/${user.id}`);
     ctx.type = 'text/plain; charset=utf-8';
@@ -61,7 +64,7 @@ export function usersRouter(): FmRouter {
     const id = parseId(ctx);
     const body = parseWrite(ctx.request.body);
     const actor = ctx.state.user!;
-    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx));
+    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), { allowLaunchers: queryFlag(ctx, 'force') });
     if (updated.id === actor.id && updated.sessionEpoch !== actor.sessionEpoch) {
       // The caller's own password changed, which revoked their tokens: hand them a fresh one.
       ctx.set('X-Auth-Token', await ctx.services.tokens.issue(updated));

@@ -1,6 +1,6 @@
 /**
  * Share links, keyed by their hash. Invariants kept here:
- *   - hashes are random (crypto.randomBytes), URL-safe and unique;
+ *   - hashes are random (crypto.randomBytes), URL-safe, unique and never start with "-";
  *   - an expired link is never returned: reading it deletes it;
  *   - bulk removals collect first and delete afterwards (no mutation while iterating).
  * Secrets (the bcrypt hash and the token) are stored here and never leave through a presenter.
@@ -101,9 +101,10 @@ export class SharesRepo {
 
   /** Stores a new link under a fresh random hash. */
   async create(data: Omit<ShareRecord, 'hash' | 'created'>): Promise<ShareRecord> {
-    for (let attempt = 0; attempt < 8; attempt++) {
+    for (let attempt = 0; attempt < 16; attempt++) {
       const hash = crypto.randomBytes(HASH_BYTES).toString('base64url');
-      if (await this.kv.get(key(hash))) continue;
+      // A leading "-" would read as an option on command lines (`fm shares rm <hash>`).
+      if (hash.startsWith('-') || (await this.kv.get(key(hash)))) continue;
       const record: ShareRecord = { ...data, hash, created: nowSeconds() };
       await this.kv.set(key(hash), record);
       return record;
