@@ -234,19 +234,26 @@ export class ShareService {
     if (creds.token === undefined && creds.password === undefined) throw new UnauthorizedError('this link needs a password');
     const keys = [`share:${share.hash}`, `ip:${creds.ip}`];
     const delay = this.throttle.check(keys);
-    if (creds.token !== undefined && share.token && safeEqual(creds.token, share.token)) {
+    let ok: boolean;
+    try {
+      ok = await this.credentialsMatch(share, creds, delay);
+    } catch (err) {
+      this.throttle.release(keys);
+      throw err;
+    }
+    if (ok) {
       this.throttle.succeed(keys);
       return;
     }
-    if (creds.password !== undefined) {
-      if (delay) await sleep(delay);
-      if (await checkPassword(decodeHeader(creds.password), share.password_hash)) {
-        this.throttle.succeed(keys);
-        return;
-      }
-    }
     this.throttle.fail(keys);
     throw new UnauthorizedError('wrong password');
+  }
+
+  private async credentialsMatch(share: ShareRecord, creds: ShareCredentials, delay: number): Promise<boolean> {
+    if (creds.token !== undefined && share.token && safeEqual(creds.token, share.token)) return true;
+    if (creds.password === undefined) return false;
+    if (delay) await sleep(delay);
+    return checkPassword(decodeHeader(creds.password), share.password_hash);
   }
 
   /** Removes the links of a deleted user. */

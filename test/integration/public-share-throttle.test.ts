@@ -48,3 +48,30 @@ describe('SHARE brute force: wrong share passwords are throttled', () => {
     expect((await publicInfo(fm, open.hash)).status).toBe(200);
   });
 });
+
+describe('SHARE brute force: a burst of parallel guesses', () => {
+  let fm2: FmServer;
+  let target: ShareDto;
+
+  beforeAll(async () => {
+    fm2 = await startFm();
+    fs.mkdirSync(path.join(fm2.root, 'alice'), { recursive: true });
+    fs.writeFileSync(path.join(fm2.root, 'alice/a.txt'), 'alpha');
+    const admin = await adminClient(fm2);
+    const alice = await createUser(admin, fm2, 'alice', { scope: '/alice', perm: PERMS });
+    target = await share(alice.client, '/a.txt', { password: 'right password' });
+  });
+
+  afterAll(async () => {
+    await fm2?.stop();
+  });
+
+  it('cannot get more guesses past the limit than sequential ones', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => publicInfo(fm2, target.hash, '', { 'X-SHARE-PASSWORD': `guess-${i}` }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(10);
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+  });
+});
