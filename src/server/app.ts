@@ -15,6 +15,7 @@ import { previewRouter } from './routes/preview.ts';
 import { usageRouter } from './routes/usage.ts';
 import { subtitleRouter } from './routes/subtitle.ts';
 import { searchRouter } from './routes/search.ts';
+import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
@@ -64,6 +65,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     usageRouter(),
     subtitleRouter(),
     searchRouter(),
+    rawRouter(),
     sharesRouter(),
     publicRouter(),
     ...(opts.routers ?? []),

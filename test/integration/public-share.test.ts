@@ -268,6 +268,26 @@ describe('re-checks on every request', () => {
     expect((await publicInfo(fm, docs.hash, '/secret/s.txt')).status).toBe(200);
   });
 
+  it('SYML: a share of a symlinked folder sees rules on the real path and on the shared name', async () => {
+    put('alice/real/secret/s.txt', 'real-secret');
+    put('alice/real/open.txt', 'open');
+    fs.symlinkSync('real', path.join(fm.root, 'alice/link-dir'));
+    const s = await share(alice.client, '/link-dir');
+    const deny = (p: string) => ({ allow: false, path: p, regex: false, regexp: { raw: '' } });
+    await updateUser(admin, fm, alice.id, { rules: [deny('/real/secret')] });
+    const info = (await (await publicInfo(fm, s.hash)).json()) as Info;
+    expect(info.name).toBe('link-dir');
+    expect(info.items!.map((i) => i.name)).toEqual(['open.txt']);
+    let res = await publicInfo(fm, s.hash, '/secret/s.txt');
+    expect(res.status).toBe(403);
+    expect(await res.text()).not.toContain('real-secret');
+    await updateUser(admin, fm, alice.id, { rules: [deny('/link-dir/secret')] });
+    res = await publicInfo(fm, s.hash, '/secret/s.txt');
+    expect(res.status).toBe(403);
+    await updateUser(admin, fm, alice.id, { rules: [] });
+    expect((await publicInfo(fm, s.hash, '/secret/s.txt')).status).toBe(200);
+  });
+
   it('global rules apply as well', async () => {
     const res = await admin.fetch('/api/settings', { method: 'PUT', json: { rules: [{ allow: false, path: '/docs/sub', regex: false, regexp: { raw: '' } }] } });
     expect(res.status).toBe(200);

@@ -7,8 +7,9 @@ import Router from '@koa/router';
 import { NotFoundError } from '../../errors.ts';
 import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
+import { serveDownload } from '../../services/files/download.ts';
 import type { OpenShare } from '../../services/shares.ts';
-import { queryString } from '../files-request.ts';
+import { queryFlag, queryString } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const INFO_PREFIX = '/api/public/share';
@@ -56,9 +57,27 @@ async function shareInfo(ctx: FmContext): Promise<void> {
   ctx.body = { ...info, ...token };
 }
 
+/**
+ * Downloads like /api/raw, inside the link: a file share serves its file whatever the subpath
+ * (and ignores `files`); a folder share serves the file the subpath names, or an archive of a
+ * folder or of a `?files=` selection, resolved under the share root by the same download code.
+ */
+async function shareDownload(ctx: FmContext): Promise<void> {
+  const { access, shareTarget, target } = await openShare(ctx, DL_PREFIX);
+  const folderShare = shareTarget !== target || shareTarget.isDir;
+  await serveDownload(ctx.services.gate, ctx, {
+    access,
+    virtual: target.virtual,
+    inline: queryFlag(ctx, 'inline'),
+    files: folderShare ? queryString(ctx, 'files') : undefined,
+    algo: queryString(ctx, 'algo'),
+    rootName: folderShare ? baseName(shareTarget.virtual) || 'share' : undefined,
+  });
+}
+
 export function publicRouter(): FmRouter {
   const router: FmRouter = new Router();
   router.get(`${INFO_PREFIX}/{*path}`, shareInfo);
-  void DL_PREFIX;
+  router.get(`${DL_PREFIX}/{*path}`, shareDownload);
   return router;
 }
