@@ -1,15 +1,9 @@
 /** Helpers shared by the share and public-share integration tests. */
 import http from 'node:http';
 import type { Client, FmServer } from '../helpers/server.ts';
+import type { ShareDto } from '../../src/api/shares.ts';
 
-export interface ShareDto {
-  hash: string;
-  path: string;
-  userID: number;
-  expire: number;
-  hasPassword: boolean;
-  username?: string;
-}
+export type { ShareDto };
 
 export interface RawResponse {
   status: number;

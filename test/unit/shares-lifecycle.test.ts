@@ -1,4 +1,4 @@
-/** Share links follow file events and parse their duration (services/shares.ts, storage/repos/shares.ts). */
+/** Share links follow file events and parse their duration (services/shares.ts, api/shares.ts, storage/repos/shares.ts). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,7 +7,7 @@ import { openDatabase, type Database } from '../../src/storage/db.ts';
 import { createServices, type Services } from '../../src/services/index.ts';
 import { ensureSettings } from '../../src/services/setup.ts';
 import { silentLogger } from '../../src/services/context.ts';
-import { expireAt, parseShareRequest } from '../../src/services/shares.ts';
+import { expireAt, parseShareRequest } from '../../src/api/shares.ts';
 import { sortShares, type ShareRecord } from '../../src/storage/repos/shares.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 
