@@ -7,6 +7,7 @@ import { usersCommand } from './commands/users.ts';
 import { configCommand } from './commands/config.ts';
 import { rulesCommand } from './commands/rules.ts';
 import { cmdsCommand } from './commands/cmds.ts';
+import { sharesCommand } from './commands/shares.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
@@ -19,6 +20,7 @@ const GROUPS: Array<() => Command> = [
   configCommand,
   rulesCommand,
   cmdsCommand,
+  sharesCommand,
   hashCommand,
   versionCommand,
   completionCommand,

@@ -16,6 +16,8 @@ import { usageRouter } from './routes/usage.ts';
 import { subtitleRouter } from './routes/subtitle.ts';
 import { searchRouter } from './routes/search.ts';
 import { rawRouter } from './routes/raw.ts';
+import { sharesRouter } from './routes/shares.ts';
+import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -69,6 +71,8 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     subtitleRouter(),
     searchRouter(),
     rawRouter(),
+    sharesRouter(),
+    publicRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -3,6 +3,7 @@ import type { Database } from '../storage/db.ts';
 import { SettingsRepo } from '../storage/repos/settings.ts';
 import { UsersRepo } from '../storage/repos/users.ts';
 import { SessionsRepo } from '../storage/repos/sessions.ts';
+import { SharesRepo } from '../storage/repos/shares.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -17,8 +18,9 @@ export interface Repos {
   settings: SettingsRepo;
   users: UsersRepo;
   sessions: SessionsRepo;
+  shares: SharesRepo;
 }
 
 export function createRepos(db: Database): Repos {
-  return { db, settings: new SettingsRepo(db), users: new UsersRepo(db), sessions: new SessionsRepo(db) };
+  return { db, settings: new SettingsRepo(db), users: new UsersRepo(db), sessions: new SessionsRepo(db), shares: new SharesRepo(db) };
 }

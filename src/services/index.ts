@@ -7,6 +7,7 @@ import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
+import { ShareService } from './shares.ts';
 import type { HookRunner } from './hooks.ts';
 import { PreviewService } from './previews.ts';
 import { createSearchService, type SearchService } from './search/index.ts';
@@ -40,6 +41,8 @@ export interface Services {
   tokens: TokenService;
   auth: AuthService;
   users: UserService;
+  /** Share links (authenticated and public side, lifecycle). */
+  shares: ShareService;
   /** The one path gate every file-touching route goes through. */
   gate: Gate;
   /** What changed on disk (shares, the search index and caches listen). */
@@ -96,6 +99,8 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
   const previews = createPreviews(gate, events, options);
+  const shares = new ShareService(repos, gate, options.log);
+  shares.attach(events);
   return {
     gate,
     events,
@@ -105,6 +110,8 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     hooks: new ExecHookRunner(repos, gate, exec, options.log),
     exec,
     validateSettings: validateExecSettings,
+    shares,
+    onUserDeleted: (user) => shares.userDeleted(user),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),

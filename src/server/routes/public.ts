@@ -1,0 +1,83 @@
+/**
+ * Public share access, no login: GET /api/public/share/{hash}/{subpath} (info or listing) and
+ * GET /api/public/dl/{hash}/{subpath} (downloads). Every request opens the link through the
+ * share service, which re-checks the owner, their permissions, scope and rules via the gate.
+ */
+import Router from '@koa/router';
+import { NotFoundError } from '../../errors.ts';
+import { parseRequestPath, baseName } from '../../services/files/paths.ts';
+import { fileInfo, listFolder } from '../../services/files/info.ts';
+import { serveDownload } from '../../services/files/download.ts';
+import type { OpenShare } from '../../services/shares.ts';
+import { queryFlag, queryString } from '../files-request.ts';
+import type { FmContext, FmRouter } from '../types.ts';
+
+const INFO_PREFIX = '/api/public/share';
+const DL_PREFIX = '/api/public/dl';
+
+/** Splits `/{hash}/{subpath}` after a prefix: the hash exactly, the subpath decoded once and cleaned. */
+function hashAndSubpath(ctx: FmContext, prefix: string): { hash: string; subpath: string } {
+  const rest = ctx.path.startsWith(`${prefix}/`) ? ctx.path.slice(prefix.length + 1) : '';
+  const slash = rest.indexOf('/');
+  const hash = slash < 0 ? rest : rest.slice(0, slash);
+  if (!hash) throw new NotFoundError('share not found');
+  const subpath = parseRequestPath(slash < 0 ? '/' : rest.slice(slash) || '/').path;
+  return { hash, subpath };
+}
+
+/** Opens the link named by the URL with the request's credentials. */
+export async function openShare(ctx: FmContext, prefix: string): Promise<OpenShare> {
+  const { hash, subpath } = hashAndSubpath(ctx, prefix);
+  const header = ctx.get('X-SHARE-PASSWORD');
+  return ctx.services.shares.open(hash, subpath, {
+    password: header === '' ? undefined : header,
+    token: queryString(ctx, 'token') || undefined,
+    ip: ctx.ip,
+  });
+}
+
+async function shareInfo(ctx: FmContext): Promise<void> {
+  const open = await openShare(ctx, INFO_PREFIX);
+  const { gate } = ctx.services;
+  const { share, target, shareTarget } = open;
+  const token = share.password_hash ? { token: share.token } : {};
+  if (target.isDir) {
+    const listing = await listFolder(gate, target, { sorting: { by: 'name', asc: true } });
+    // The share's own folder is named after itself, not after the owner's path to it.
+    if (target.virtual === '/') listing.name = baseName(shareTarget.virtual);
+    ctx.body = { ...listing, ...token };
+    return;
+  }
+  const info = await fileInfo(gate, target, { withContent: true, canModify: false });
+  if (target === shareTarget) {
+    // A file share: no owner paths (the file's own or its subtitles' siblings) leave the server.
+    info.path = '';
+    delete info.subtitles;
+  }
+  ctx.body = { ...info, ...token };
+}
+
+/**
+ * Downloads like /api/raw, inside the link: a file share serves its file whatever the subpath
+ * (and ignores `files`); a folder share serves the file the subpath names, or an archive of a
+ * folder or of a `?files=` selection, resolved under the share root by the same download code.
+ */
+async function shareDownload(ctx: FmContext): Promise<void> {
+  const { access, shareTarget, target } = await openShare(ctx, DL_PREFIX);
+  const folderShare = shareTarget !== target || shareTarget.isDir;
+  await serveDownload(ctx.services.gate, ctx, {
+    access,
+    virtual: target.virtual,
+    inline: queryFlag(ctx, 'inline'),
+    files: folderShare ? queryString(ctx, 'files') : undefined,
+    algo: queryString(ctx, 'algo'),
+    rootName: folderShare ? baseName(shareTarget.virtual) || 'share' : undefined,
+  });
+}
+
+export function publicRouter(): FmRouter {
+  const router: FmRouter = new Router();
+  router.get(`${INFO_PREFIX}/{*path}`, shareInfo);
+  router.get(`${DL_PREFIX}/{*path}`, shareDownload);
+  return router;
+}

@@ -1,0 +1,56 @@
+/** Helpers shared by the share and public-share integration tests. */
+import http from 'node:http';
+import type { Client, FmServer } from '../helpers/server.ts';
+import type { ShareDto } from '../../src/api/shares.ts';
+
+export type { ShareDto };
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  text: string;
+}
+
+/**
+ * GET with the path sent byte for byte (fetch would normalise `..` and `%2e%2e`).
+ */
+export function rawGet(base: string, rawPath: string, headers: Record<string, string> = {}): Promise<RawResponse> {
+  const u = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const body = Buffer.concat(chunks);
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Creates a link as `client`; throws unless 200. */
+export async function share(client: Client, path: string, body: Record<string, unknown> = {}): Promise<ShareDto> {
+  const res = await client.fetch(`/api/share${path}`, { method: 'POST', json: body });
+  if (res.status !== 200) throw new Error(`share ${path}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as ShareDto;
+}
+
+/** Updates fields of a user as the admin. */
+export async function updateUser(admin: Client, fm: FmServer, id: number, data: Record<string, unknown>): Promise<void> {
+  const res = await admin.fetch(`/api/users/${id}`, {
+    method: 'PUT',
+    json: { what: 'user', which: Object.keys(data), current_password: fm.adminPassword, data: { id, ...data } },
+  });
+  if (res.status !== 200) throw new Error(`update user ${id}: ${res.status} ${await res.text()}`);
+}
+
+export const PERMS = { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, share: true, download: true };
+
+/** Public info of a share (no login). */
+export function publicInfo(fm: FmServer, hash: string, sub = '', headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${fm.url}/api/public/share/${hash}${sub}`, { headers });
+}
