@@ -18,8 +18,8 @@ import path from 'node:path';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { expireAt, type ShareDto, type ShareRequest } from '../api/shares.ts';
 import type { Repos, Logger } from './context.ts';
-import { realToVirtual, type Access, type Gate, type Target } from './files/gate.ts';
-import { isWithin, joinVirtual } from './files/paths.ts';
+import { type Access, type Gate, type Target } from './files/gate.ts';
+import { isWithin } from './files/paths.ts';
 import type { FileEvents } from './events.ts';
 import { cleanScope } from './scope.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
@@ -152,16 +152,10 @@ export class ShareService {
     if (!shareTarget.isDir) {
       return { share, owner, shareTarget, access: ownerAccess, target: shareTarget };
     }
-    // Root the share at the folder's real location, so that rules see the real path of every
-    // entry inside (as they do for the owner); rules on the shared name still apply below.
-    const realVirtual = realToVirtual(ownerAccess.rootReal, shareTarget.real);
-    if (realVirtual === undefined) throw new ForbiddenError('the link leads outside the owner\'s scope');
-    const root = realVirtual === shareTarget.virtual ? shareTarget : await this.gate.resolve(ownerAccess, realVirtual, 'share');
-    const access = this.gate.subAccess(ownerAccess, root);
+    // Rooted at the folder's real location; rules see both the real path of every entry and the
+    // path through the shared name (gate.subAccess keeps the link's path as an alias).
+    const access = this.gate.subAccess(ownerAccess, shareTarget);
     const target = await this.gate.resolve(access, subpath, 'download');
-    if (root !== shareTarget && !this.gate.visible(ownerAccess, joinVirtual(shareTarget.virtual, target.virtual))) {
-      throw new ForbiddenError('access denied by a rule');
-    }
     return { share, owner, shareTarget, access, target };
   }
 

@@ -284,6 +284,9 @@ describe('re-checks on every request', () => {
     await updateUser(admin, fm, alice.id, { rules: [deny('/link-dir/secret')] });
     res = await publicInfo(fm, s.hash, '/secret/s.txt');
     expect(res.status).toBe(403);
+    // A rule on the shared name hides the entry from the listing too, not only from direct access.
+    const aliased = (await (await publicInfo(fm, s.hash)).json()) as Info;
+    expect(aliased.items!.map((i) => i.name)).toEqual(['open.txt']);
     await updateUser(admin, fm, alice.id, { rules: [] });
     expect((await publicInfo(fm, s.hash, '/secret/s.txt')).status).toBe(200);
   });

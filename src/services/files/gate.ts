@@ -48,6 +48,11 @@ export interface Access {
   rootReal: string;
   /** Virtual path of `rootReal` inside the user's scope ("" for the scope itself); prefixed before rule checks. */
   rulePrefix: string;
+  /**
+   * Another scope path the same folder is reachable by (a share of a symlinked folder is rooted
+   * at the real folder; the link's own path is kept here). Rules must allow both.
+   */
+  aliasPrefix?: string;
   rules: RuleSet;
 }
 
@@ -147,7 +152,24 @@ export class Gate {
    * rules still see the full scope path. `virtual` must already have been resolved for `share`.
    */
   subAccess(parent: Access, target: Target): Access {
-    return { ...parent, rootReal: target.real, rulePrefix: target.scopePath === '/' ? '' : target.scopePath };
+    const prefix = (p: string) => (p === '/' ? '' : p);
+    const realVirtual = realToVirtual(parent.rootReal, target.real);
+    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
+    const realScopePath = this.scopePathOf(parent, realVirtual);
+    return {
+      ...parent,
+      rootReal: target.real,
+      rulePrefix: prefix(realScopePath),
+      aliasPrefix: realScopePath === target.scopePath ? undefined : prefix(target.scopePath),
+    };
+  }
+
+  /** Whether the rules allow a virtual path (and its alias, if any). Dotfiles too unless `rulesOnly`. */
+  private ruleAllows(access: Access, virtual: string, rulesOnly = false): boolean {
+    const check = (p: string) => (rulesOnly ? access.rules.allowsByRules(p) : access.rules.allows(p));
+    if (!check(this.scopePathOf(access, virtual))) return false;
+    if (access.aliasPrefix === undefined) return true;
+    return check(access.aliasPrefix + (virtual === '/' ? '' : virtual) || '/');
   }
 
   /** Throws 403 unless the user holds every permission the op needs. */
@@ -163,7 +185,7 @@ export class Gate {
 
   /** Whether a virtual path is visible to this access (rules and hidden dotfiles). */
   visible(access: Access, virtual: string): boolean {
-    return access.rules.allows(this.scopePathOf(access, virtual));
+    return this.ruleAllows(access, virtual);
   }
 
   /** Resolves a cleaned virtual path for an op. See the module comment for the checks. */
@@ -172,7 +194,7 @@ export class Gate {
     const clean = cleanPath(virtual).path;
     if (clean === '/' && opts.allowRoot === false) throw new ForbiddenError('not allowed on the root folder');
     const scopePath = this.scopePathOf(access, clean);
-    if (!access.rules.allows(scopePath)) throw new ForbiddenError('access denied by a rule');
+    if (!this.ruleAllows(access, clean)) throw new ForbiddenError('access denied by a rule');
 
     const lexical = clean === '/' ? access.rootReal : path.join(access.rootReal, clean);
     const parentReal = clean === '/' ? path.dirname(access.rootReal) : await this.realParent(access, lexical);
@@ -228,7 +250,7 @@ export class Gate {
     if (real === lexical) return;
     const realVirtual = realToVirtual(access.rootReal, real);
     if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
-    if (!access.rules.allowsByRules(this.scopePathOf(access, realVirtual))) throw new ForbiddenError('access denied by a rule');
+    if (!this.ruleAllows(access, realVirtual, true)) throw new ForbiddenError('access denied by a rule');
   }
 
   /**
@@ -245,7 +267,7 @@ export class Gate {
     }
     const realVirtual = realToVirtual(access.rootReal, real);
     if (realVirtual === undefined || this.isProtected(real)) return 'denied';
-    if (!access.rules.allowsByRules(this.scopePathOf(access, realVirtual))) return 'denied';
+    if (!this.ruleAllows(access, realVirtual, true)) return 'denied';
     try {
       return { real, stat: fs.statSync(real) };
     } catch {
@@ -294,13 +316,13 @@ export class Gate {
     for await (const entry of walk(target.real, target.virtual)) {
       if (holdsProtected && this.isProtected(entry.abs)) throw new ForbiddenError(`${entry.virtual} belongs to fm itself`);
       if (!noRules) {
-        if (!access.rules.allowsByRules(this.scopePathOf(access, entry.virtual))) {
+        if (!this.ruleAllows(access, entry.virtual, true)) {
           throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`);
         }
         if (mapped !== undefined) {
           const rel = target.virtual === '/' ? entry.virtual : entry.virtual.slice(target.virtual.length);
           const dest = mapped === '/' ? rel : mapped + rel;
-          if (!access.rules.allowsByRules(this.scopePathOf(access, dest))) throw new ForbiddenError(`access to ${dest} is denied by a rule`);
+          if (!this.ruleAllows(access, dest, true)) throw new ForbiddenError(`access to ${dest} is denied by a rule`);
         }
       }
       if (opts.refuseEscapingLinks && entry.dirent.isSymbolicLink() && this.resolveLinkEntry(access, entry.abs) === 'denied') {
