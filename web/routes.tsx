@@ -15,10 +15,29 @@ import { ErrorScreen } from './components/ui/ErrorScreen.tsx';
 import { Notifications } from './components/ui/Notifications.tsx';
 import { ProgressBar } from './components/ui/ProgressBar.tsx';
 import { Prompts } from './components/prompts/Prompts.tsx';
+import { UploadPanel } from './components/upload/UploadPanel.tsx';
+import { searchOpenAtom } from './state/search.ts';
 import LoginPage from './pages/Login.tsx';
 import FilesPage from './pages/Files.tsx';
 
 const ProfileSettingsPage = lazy(() => import('./pages/ProfileSettings.tsx'));
+const SharesSettingsPage = lazy(() => import('./pages/SharesSettings.tsx'));
+const GlobalSettingsPage = lazy(() => import('./pages/GlobalSettings.tsx'));
+const UsersSettingsPage = lazy(() => import('./pages/UsersSettings.tsx'));
+const UserEditPage = lazy(() => import('./pages/UserEdit.tsx'));
+const SharePage = lazy(() => import('./pages/Share.tsx'));
+const SearchOverlay = lazy(() => import('./components/search/Search.tsx'));
+
+/** The search overlay, loaded when first opened; closed whenever the route changes. */
+function Search() {
+  const open = useAtomValue(searchOpenAtom);
+  if (!open) return null;
+  return (
+    <Suspense fallback={null}>
+      <SearchOverlay />
+    </Suspense>
+  );
+}
 
 /** Sends visitors without a session to /login with a redirect back; non-admins away from admin pages. */
 function RequireAuth({ children, admin = false }: { children: ReactNode; admin?: boolean }) {
@@ -41,12 +60,14 @@ function RouteEffects() {
   const closePrompts = useSetAtom(closePromptsOnNavigateAtom);
   const setSidebar = useSetAtom(sidebarOpenAtom);
   const setMore = useSetAtom(moreOpenAtom);
+  const setSearch = useSetAtom(searchOpenAtom);
   useEffect(() => {
     clearSelection();
     closePrompts();
     setSidebar(false);
     setMore(false);
-  }, [location, clearSelection, closePrompts, setSidebar, setMore]);
+    setSearch(false);
+  }, [location, clearSelection, closePrompts, setSidebar, setMore, setSearch]);
   return null;
 }
 
@@ -91,6 +112,31 @@ export function App() {
               <ProfileSettingsPage />
             </RequireAuth>
           </Route>
+          <Route path="/settings/shares">
+            <RequireAuth>
+              <SharesSettingsPage />
+            </RequireAuth>
+          </Route>
+          <Route path="/settings/global">
+            <RequireAuth admin>
+              <GlobalSettingsPage />
+            </RequireAuth>
+          </Route>
+          <Route path="/settings/users">
+            <RequireAuth admin>
+              <UsersSettingsPage />
+            </RequireAuth>
+          </Route>
+          <Route path="/settings/users/:id">
+            {(params: { id: string }) => (
+              <RequireAuth admin>
+                <UserEditPage key={params.id} id={params.id} />
+              </RequireAuth>
+            )}
+          </Route>
+          <Route path={/^\/share\/[^/]+(?:\/.*)?$/}>
+            <SharePage />
+          </Route>
           <Route path="/403">
             <Layout>
               <ErrorScreen code={403} />
@@ -109,7 +155,9 @@ export function App() {
           <Route component={ToFiles} />
         </Switch>
       </Suspense>
+      <Search />
       <Prompts />
+      <UploadPanel />
       <Notifications />
     </Router>
   );

@@ -50,6 +50,12 @@ async function withLoading<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
+/** What a single view does after its file was deleted (the preview moves on); default: go to the folder. */
+let afterSingleDelete: (() => void) | null = null;
+export function setAfterSingleDelete(fn: (() => void) | null): void {
+  afterSingleDelete = fn;
+}
+
 /** Deletes items in parallel. From a listing the listing reloads afterwards, also on failure. */
 export async function deleteItems(items: ResourceItem[]): Promise<void> {
   const listed = isListing();
@@ -60,7 +66,8 @@ export async function deleteItems(items: ResourceItem[]): Promise<void> {
     store.set(selectedAtom, []);
     reload();
   } else if (!failed) {
-    navigate(filesUrl(parentPath(items[0].path), true));
+    if (afterSingleDelete) afterSingleDelete();
+    else navigate(filesUrl(parentPath(items[0].path), true));
   }
 }
 

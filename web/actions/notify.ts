@@ -9,6 +9,8 @@ export function showSuccess(message: string): void {
 /** Shows an error with the server's message; aborted requests are not errors. */
 export function showError(err: unknown): void {
   if (err instanceof DOMException && err.name === 'AbortError') return;
+  // The user closed a confirmation prompt: nothing failed.
+  if (err instanceof Error && err.name === 'CancelledError') return;
   const message = err instanceof Error ? err.message : String(err);
   store.set(pushNoticeAtom, { kind: 'error', message });
 }

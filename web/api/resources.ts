@@ -101,3 +101,19 @@ export function archiveUrl(paths: string[], algo: string): string {
 export function previewUrl(path: string, size: 'thumb' | 'big', modified: string): string {
   return withBase(`/api/preview/${size}${encodePath(trimSlash(path))}?inline=true&key=${encodeURIComponent(Date.parse(modified) || modified)}`);
 }
+
+/** Saves a text file's content (PUT; needs modify). */
+export async function save(path: string, content: string): Promise<void> {
+  await request(resourceUrl(path), { method: 'PUT', body: content, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+}
+
+/** A subtitle file as WebVTT (SRT/ASS converted by the server). */
+export function subtitleUrl(path: string): string {
+  return withBase(`/api/subtitle${encodePath(trimSlash(path))}`);
+}
+
+/** The raw bytes of a file (the TIFF decoder reads them). */
+export async function rawBytes(path: string, signal?: AbortSignal): Promise<ArrayBuffer> {
+  const res = await request(`/api/raw${encodePath(trimSlash(path))}`, { signal });
+  return res.arrayBuffer();
+}

@@ -1,11 +1,13 @@
 /** The files screen (/files/{path}): a folder listing or a single file, its header actions and keyboard shortcuts. */
 import { useAtom, useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useMemo, useRef } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { get, type Resource } from '../api/resources.ts';
 import { statusOf } from '../api/client.ts';
-import { copyToClipboard, paste, takeSelectAfterReload } from '../actions/files.ts';
+import { copyToClipboard, currentDir, paste, takeSelectAfterReload } from '../actions/files.ts';
+import { uploadInto } from '../actions/upload.ts';
+import { can } from '../lib/perm.ts';
 import { currentAppPath } from '../lib/navigate.ts';
 import { baseName, pathFromFilesUrl, samePath } from '../lib/paths.ts';
 import { remapSelection } from '../lib/selection.ts';
@@ -15,11 +17,16 @@ import { listingAtom, loadErrorAtom, reloadAtom, type Listing as ListingData } f
 import { loadingAtom } from '../state/layout.ts';
 import { promptsAtom, showPromptAtom } from '../state/prompts.ts';
 import { clearSelectionAtom, multipleAtom, selectedAtom } from '../state/selection.ts';
+import { searchOpenAtom } from '../state/search.ts';
+import { showShellAtom } from '../state/shell.ts';
 import { store } from '../state/store.ts';
 import { Header, type HeaderAction } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
 import { Breadcrumbs } from '../components/files/Breadcrumbs.tsx';
-import { FileView } from '../components/files/FileView.tsx';
+import { TextView } from '../components/files/TextView.tsx';
+import { SearchButton } from '../components/search/SearchButton.tsx';
+import { fromDrop } from '../components/upload/pickFiles.ts';
+import { UploadInputs } from '../components/upload/UploadInputs.tsx';
 import { FILE_ACTIONS, runIfVisible, type ActionContext } from '../components/files/fileActions.ts';
 import { Listing } from '../components/files/Listing.tsx';
 import { SelectionBar } from '../components/files/SelectionBar.tsx';
@@ -28,6 +35,9 @@ import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import type { IconName } from '../components/ui/Icon.tsx';
 import { useNarrow } from '../components/ui/useNarrow.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
+
+const Preview = lazy(() => import('../components/preview/Preview.tsx'));
+const Shell = lazy(() => import('../components/shell/Shell.tsx'));
 
 const VIEW_ICONS: Record<string, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
 
@@ -115,12 +125,15 @@ export default function FilesPage() {
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (store.get(promptsAtom).length > 0 || !ctx) return;
+      if (store.get(promptsAtom).length > 0 || store.get(searchOpenAtom) || !ctx) return;
       const typing = isTyping(e.target);
       const mod = e.ctrlKey || e.metaKey;
       if (e.key === 'F1') {
         e.preventDefault();
         showPrompt({ name: 'help' });
+      } else if (mod && e.key.toLowerCase() === 'f') {
+        e.preventDefault();
+        store.set(searchOpenAtom, true);
       } else if (typing) {
         return;
       } else if (e.key === 'F2') {
@@ -147,25 +160,71 @@ export default function FilesPage() {
     return () => window.removeEventListener('keydown', onKey);
   }, [ctx, showPrompt, clearSelection, setSelected]);
 
+  const showShell = useAtomValue(showShellAtom);
+  const setShowShell = useSetAtom(showShellAtom);
+  // Leaving the files screen closes the shell panel (spec §2).
+  useEffect(() => () => setShowShell(false), [setShowShell]);
+  const [dropping, setDropping] = useState(false);
+  const canUpload = can(user, 'create') && ctx !== null && ctx.listing.resource.isDir;
+
   const barActive = narrow && ctx !== null && ctx.listing.resource.isDir && ctx.selectedCount > 0;
   const headerActions: HeaderAction[] = ctx
     ? FILE_ACTIONS.filter((a) => a.visible(ctx) && !(barActive && a.selection)).map((a) => ({
         id: a.id,
         icon: a.id === 'switchView' ? VIEW_ICONS[nextViewMode(user.viewMode)] : a.icon,
         label: t(a.label),
-        pressed: a.pressed?.(ctx),
+        pressed: a.id === 'shell' ? showShell : a.pressed?.(ctx),
         run: () => a.run(ctx),
       }))
     : [];
 
+  // Files dragged in from the desktop upload here, or into the folder they are dropped on (create permission).
+  const isFileDrag = (e: DragEvent) => e.dataTransfer.types.includes('Files');
+  const onDragOver = (e: DragEvent) => {
+    if (!isFileDrag(e)) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = canUpload ? 'copy' : 'none';
+    if (canUpload && !dropping) setDropping(true);
+  };
+  const onDragLeave = (e: DragEvent) => {
+    if (!e.currentTarget.contains(e.relatedTarget as Node | null)) setDropping(false);
+  };
+  const onDrop = (e: DragEvent) => {
+    if (!isFileDrag(e)) return;
+    e.preventDefault();
+    setDropping(false);
+    if (!canUpload || !ctx) return;
+    const onItem = (e.target as HTMLElement).closest<HTMLElement>('[data-dir][data-index]');
+    const item = onItem ? ctx.listing.items[Number(onItem.dataset.index)] : undefined;
+    const dest = item?.isDir ? item.path : currentDir();
+    // The entries must be read before the event ends.
+    const reading = fromDrop(e.dataTransfer);
+    void reading.then(({ picked, emptyDirs }) => uploadInto(dest, picked, emptyDirs));
+  };
+
+  const file = listing && current && !listing.resource.isDir && error === null ? listing.resource : null;
+  if (file && file.type !== 'text' && file.type !== 'textImmutable') {
+    return (
+      <Suspense fallback={null}>
+        <Preview file={file} actions={headerActions} />
+      </Suspense>
+    );
+  }
+
   return (
-    <Layout header={<Header actions={headerActions} />}>
+    <Layout
+      header={
+        <Header actions={headerActions}>
+          <SearchButton />
+        </Header>
+      }
+    >
       <div
-        className={`files${barActive ? ' files-with-bar' : ''}`}
+        className={`files${barActive ? ' files-with-bar' : ''}${dropping ? ' files-dropping' : ''}`}
         ref={scrollRef}
-        // Files dropped from the desktop must not make the browser leave the app (uploads come with their own issue).
-        onDragOver={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
-        onDrop={(e) => e.dataTransfer.types.includes('Files') && e.preventDefault()}
+        onDragOver={onDragOver}
+        onDragLeave={onDragLeave}
+        onDrop={onDrop}
       >
         <Breadcrumbs path={listing && !listing.resource.isDir ? listing.resource.path.replace(/\/[^/]*$/, '') || '/' : path} />
         {error !== null ? (
@@ -173,10 +232,16 @@ export default function FilesPage() {
         ) : listing === null ? null : listing.resource.isDir ? (
           <Listing listing={listing} scrollRef={scrollRef} />
         ) : (
-          <FileView file={listing.resource} />
+          <TextView file={listing.resource} />
         )}
       </div>
       {barActive && ctx && <SelectionBar ctx={ctx} />}
+      <UploadInputs />
+      {showShell && ctx && (
+        <Suspense fallback={null}>
+          <Shell />
+        </Suspense>
+      )}
     </Layout>
   );
 }

@@ -8,8 +8,7 @@ import { renewToken } from '../actions/session.ts';
 import { settings } from '../config.ts';
 import { LOCALES, userLocale } from '../i18n/locales.ts';
 import { userAtom } from '../state/auth.ts';
-import { Header } from '../components/layout/Header.tsx';
-import { Layout } from '../components/layout/Layout.tsx';
+import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
@@ -136,18 +135,11 @@ export default function ProfileSettingsPage() {
   const user = useAtomValue(userAtom)!;
   useTitle(t('settings.profileSettings'));
   return (
-    <Layout header={<Header />}>
-      <div className="settings">
-        <nav className="tabs" aria-label={t('settings.title')}>
-          <span className="tab tab-active" aria-current="page">
-            {t('settings.profileSettings')}
-          </span>
-        </nav>
-        <div className="settings-cards">
-          <ProfileCard />
-          {!user.lockPassword && <PasswordCard />}
-        </div>
+    <SettingsPage>
+      <div className="settings-cards">
+        <ProfileCard />
+        {!user.lockPassword && <PasswordCard />}
       </div>
-    </Layout>
+    </SettingsPage>
   );
 }

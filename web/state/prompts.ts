@@ -14,7 +14,11 @@ export type PromptName =
   | 'replace'
   | 'replaceRename'
   | 'error'
-  | 'success';
+  | 'success'
+  | 'share'
+  | 'upload'
+  | 'currentPassword'
+  | 'confirm';
 
 export interface Prompt {
   name: PromptName;

@@ -5,7 +5,10 @@
  */
 import type { TokenUser } from '../../../src/api/user.ts';
 import { copyToClipboard, download, selectedItems } from '../../actions/files.ts';
+import { settings } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
+import { showShellAtom, toggleShellAtom } from '../../state/shell.ts';
+import { openPicker } from '../upload/UploadInputs.tsx';
 import type { Listing } from '../../state/files.ts';
 import { showPromptAtom, type PromptName } from '../../state/prompts.ts';
 import { multipleAtom } from '../../state/selection.ts';
@@ -21,7 +24,7 @@ export interface ActionContext {
 }
 
 export interface FileAction {
-  id: 'rename' | 'copy' | 'move' | 'delete' | 'download' | 'switchView' | 'info' | 'selectMultiple';
+  id: 'share' | 'rename' | 'copy' | 'move' | 'delete' | 'shell' | 'download' | 'upload' | 'switchView' | 'info' | 'selectMultiple';
   icon: IconName;
   /** Translation key of the accessible name. */
   label: string;
@@ -39,6 +42,15 @@ const show = (name: PromptName, props?: Record<string, unknown>) =>
   store.set(showPromptAtom, { name, props });
 
 export const FILE_ACTIONS: FileAction[] = [
+  {
+    id: 'share',
+    icon: 'share',
+    label: 'buttons.share',
+    selection: true,
+    // The share calls also need the download permission (docs/decisions.md "Shares").
+    visible: (ctx) => count(ctx) === 1 && can(ctx.user, 'share') && can(ctx.user, 'download'),
+    run: () => show('share', { item: selectedItems()[0] }),
+  },
   {
     id: 'rename',
     icon: 'rename',
@@ -72,12 +84,29 @@ export const FILE_ACTIONS: FileAction[] = [
     run: () => show('delete', { items: selectedItems() }),
   },
   {
+    id: 'shell',
+    icon: 'terminal',
+    label: 'buttons.shell',
+    selection: false,
+    visible: (ctx) => isDir(ctx) && settings.EnableExec && can(ctx.user, 'execute'),
+    run: () => store.set(toggleShellAtom),
+    pressed: () => store.get(showShellAtom),
+  },
+  {
     id: 'download',
     icon: 'download',
     label: 'buttons.download',
     selection: true,
     visible: (ctx) => can(ctx.user, 'download'),
     run: () => download(),
+  },
+  {
+    id: 'upload',
+    icon: 'upload',
+    label: 'buttons.upload',
+    selection: false,
+    visible: (ctx) => isDir(ctx) && can(ctx.user, 'create'),
+    run: () => show('upload', { pick: openPicker }),
   },
   {
     id: 'switchView',

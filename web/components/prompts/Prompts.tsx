@@ -12,6 +12,10 @@ import { InfoPrompt } from './Info.tsx';
 import { NewDirPrompt, NewFilePrompt } from './NewItem.tsx';
 import { RenamePrompt } from './Rename.tsx';
 import { ReplacePrompt, ReplaceRenamePrompt } from './Replace.tsx';
+import { ConfirmPrompt } from './Confirm.tsx';
+import { CurrentPasswordPrompt } from './CurrentPassword.tsx';
+import { SharePrompt } from './Share.tsx';
+import { UploadPrompt } from './Upload.tsx';
 
 // Each prompt reads its own props; the registry only maps names to components.
 // any: each prompt declares its own props; the stack stores them untyped.
@@ -31,6 +35,10 @@ const REGISTRY: Record<PromptName, AnyPrompt> = {
   replaceRename: ReplaceRenamePrompt,
   error: ErrorPrompt,
   success: SuccessPrompt,
+  share: SharePrompt,
+  upload: UploadPrompt,
+  currentPassword: CurrentPasswordPrompt,
+  confirm: ConfirmPrompt,
 };
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';

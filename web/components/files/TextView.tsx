@@ -1,0 +1,82 @@
+/**
+ * A text file: the spec keeps the editor out, so the text is shown read-only with a download
+ * button; users who may modify it (type `text`) get a plain editor that saves with PUT (Ctrl+S).
+ */
+import { useAtomValue } from 'jotai';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { rawUrl, save, type Resource } from '../../api/resources.ts';
+import { reload, startDownload } from '../../actions/files.ts';
+import { showError, showSuccess } from '../../actions/notify.ts';
+import { can } from '../../lib/perm.ts';
+import { userAtom } from '../../state/auth.ts';
+import { Icon } from '../ui/Icon.tsx';
+import { useAction } from '../ui/useAction.ts';
+import { SubmitButton } from '../prompts/PromptFrame.tsx';
+
+export function TextView({ file }: { file: Resource }) {
+  const { t } = useTranslation();
+  const user = useAtomValue(userAtom);
+  const editable = file.type === 'text' && can(user, 'modify');
+  const [text, setText] = useState(file.content ?? '');
+  const [saved, setSaved] = useState(file.content ?? '');
+  useEffect(() => {
+    setText(file.content ?? '');
+    setSaved(file.content ?? '');
+  }, [file.path, file.content]);
+  const dirty = text !== saved;
+  const action = useAction(async () => {
+    try {
+      await save(file.path, text);
+    } catch (err) {
+      showError(err);
+      throw err;
+    }
+    setSaved(text);
+    showSuccess(t('files.saved'));
+    reload();
+  });
+  return (
+    <form
+      className="text-view"
+      aria-label={file.name}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (editable) void action.run();
+      }}
+    >
+      <div className="text-view-bar">
+        <h2 className="text-view-name">
+          <Icon name="text" size={20} />
+          <span>{file.name}</span>
+          {dirty && <span className="badge">{t('files.unsaved')}</span>}
+        </h2>
+        {can(user, 'download') && (
+          <button type="button" className="button button-flat" onClick={() => startDownload(rawUrl(file.path))}>
+            <Icon name="download" size={18} /> {t('buttons.download')}
+          </button>
+        )}
+        {editable && <SubmitButton label={t('buttons.save')} state={action.state} disabled={!dirty} />}
+      </div>
+      {editable ? (
+        <textarea
+          className="text-view-content text-view-editor"
+          aria-label={t('files.content')}
+          spellCheck={false}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          onKeyDown={(e) => {
+            if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 's') {
+              e.preventDefault();
+              void action.run();
+            }
+          }}
+        />
+      ) : (
+        <pre className="text-view-content" tabIndex={0} aria-label={t('files.content')}>
+          {text}
+        </pre>
+      )}
+    </form>
+  );
+}

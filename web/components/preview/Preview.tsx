@@ -1,0 +1,205 @@
+/**
+ * The preview of one file (spec §2 "Preview of one file", §4 "Preview", §9): image (large
+ * preview or full size, zoomable), TIFF family decoded in the browser, audio, video with caption
+ * tracks, PDF, or the no-preview page; previous/next across the folder's media items.
+ */
+import { useAtomValue } from 'jotai';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useLocation } from 'wouter';
+import { get, previewUrl, rawUrl, subtitleUrl, type Resource, type ResourceItem } from '../../api/resources.ts';
+import { setAfterSingleDelete } from '../../actions/files.ts';
+import { settings } from '../../config.ts';
+import { baseName, filesUrl, parentPath } from '../../lib/paths.ts';
+import { sortItems } from '../../lib/sort.ts';
+import { userAtom } from '../../state/auth.ts';
+import { promptsAtom } from '../../state/prompts.ts';
+import { searchOpenAtom } from '../../state/search.ts';
+import { store } from '../../state/store.ts';
+import type { HeaderAction } from '../layout/Header.tsx';
+import { FileView } from '../files/FileView.tsx';
+import { IconButton } from '../ui/Button.tsx';
+import { Icon } from '../ui/Icon.tsx';
+import { useTitle } from '../ui/useTitle.ts';
+import { ImageViewer } from './ImageViewer.tsx';
+import { TIFF_EXTENSIONS, TiffImage } from './TiffImage.tsx';
+
+/** Previous and next move across these types (spec §2). */
+const MEDIA = new Set(['image', 'video', 'audio', 'blob']);
+/** The arrows hide after this long without mouse movement (spec §9). */
+export const ARROWS_HIDE_MS = 1500;
+const MOUSE_THROTTLE_MS = 500;
+
+/** The folder's media items, in the user's order, for previous/next. */
+function useSiblings(file: Resource): ResourceItem[] {
+  const [items, setItems] = useState<ResourceItem[]>([]);
+  const dir = parentPath(file.path);
+  useEffect(() => {
+    const ac = new AbortController();
+    get(dir, ac.signal)
+      .then((res) => {
+        const sorting = store.get(userAtom)?.sorting ?? { by: 'name', asc: true };
+        setItems(sortItems(res.items ?? [], sorting).filter((i) => !i.isDir && MEDIA.has(i.type)));
+      })
+      .catch(() => setItems([]));
+    return () => ac.abort();
+  }, [dir]);
+  return items;
+}
+
+function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
+  const { t } = useTranslation();
+  const [failed, setFailed] = useState(false);
+  useEffect(() => setFailed(false), [file.path, fullSize]);
+  if (failed) return <FileView file={file} />;
+  if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={file.name} />;
+  if (file.type === 'image') {
+    const src = fullSize || !settings.ResizePreview ? rawUrl(file.path, true) : previewUrl(file.path, 'big', file.modified);
+    return <ImageViewer key={`${file.path}|${fullSize}`} src={src} alt={file.name} onError={() => setFailed(true)} />;
+  }
+  if (file.type === 'audio') {
+    return (
+      <div className="preview-audio">
+        <Icon name="audio" size={96} />
+        <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={file.name} />
+      </div>
+    );
+  }
+  if (file.type === 'video') {
+    return (
+      <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={file.name}>
+        {(file.subtitles ?? []).map((s, i) => (
+          <track key={s} kind="captions" src={subtitleUrl(s)} label={baseName(s)} default={i === 0} />
+        ))}
+        {t('preview.noVideo')}
+      </video>
+    );
+  }
+  if (file.type === 'pdf') return <iframe key={file.path} className="preview-pdf" src={rawUrl(file.path, true)} title={file.name} />;
+  return <FileView file={file} />;
+}
+
+export default function Preview({ file, actions }: { file: Resource; actions: HeaderAction[] }) {
+  const { t } = useTranslation();
+  const [, navigate] = useLocation();
+  const siblings = useSiblings(file);
+  const [fullSize, setFullSize] = useState(false);
+  const [arrows, setArrows] = useState(true);
+  const hovered = useRef(false);
+  const hideTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const lastMove = useRef(0);
+  useTitle(file.name);
+
+  const index = siblings.findIndex((i) => i.path === file.path);
+  const prev = index > 0 ? siblings[index - 1] : undefined;
+  const next = index >= 0 && index < siblings.length - 1 ? siblings[index + 1] : undefined;
+  const go = useCallback((item: ResourceItem | undefined) => item && navigate(filesUrl(item.path, false), { replace: true }), [navigate]);
+  const close = useCallback(() => navigate(filesUrl(parentPath(file.path), true)), [navigate, file.path]);
+
+  // Deleting from here moves to the next item, else the previous, else back to the folder (spec §4).
+  useEffect(() => {
+    setAfterSingleDelete(() => {
+      if (next) go(next);
+      else if (prev) go(prev);
+      else close();
+    });
+    return () => setAfterSingleDelete(null);
+  }, [next, prev, go, close]);
+
+  const showArrows = useCallback(() => {
+    setArrows(true);
+    clearTimeout(hideTimer.current);
+    hideTimer.current = setTimeout(() => {
+      if (!hovered.current) setArrows(false);
+    }, ARROWS_HIDE_MS);
+  }, []);
+  useEffect(() => {
+    showArrows();
+    return () => clearTimeout(hideTimer.current);
+  }, [file.path, showArrows]);
+
+  const searchOpen = useAtomValue(searchOpenAtom);
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (store.get(promptsAtom).length > 0 || searchOpen || e.ctrlKey || e.metaKey || e.altKey) return;
+      const el = e.target as HTMLElement | null;
+      // Media controls and fields keep their own keys.
+      if (el && (el.closest('input, textarea, select, audio, video') || el.isContentEditable)) return;
+      if (e.key === 'ArrowRight' || (e.key === 'Enter' && !el?.closest('button, a'))) {
+        if (next) {
+          e.preventDefault();
+          go(next);
+        }
+      } else if (e.key === 'ArrowLeft') {
+        if (prev) {
+          e.preventDefault();
+          go(prev);
+        }
+      } else if (e.key === 'Escape') {
+        e.preventDefault();
+        close();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [next, prev, go, close, searchOpen]);
+
+  const isImage = file.type === 'image' && !TIFF_EXTENSIONS.test(file.name);
+  return (
+    <div
+      className="preview"
+      onMouseMove={() => {
+        const now = performance.now();
+        if (now - lastMove.current < MOUSE_THROTTLE_MS) return;
+        lastMove.current = now;
+        showArrows();
+      }}
+    >
+      <header className="preview-header">
+        <IconButton icon="close" label={t('buttons.close')} onClick={close} />
+        <h1 className="preview-title" title={file.name}>
+          {file.name}
+        </h1>
+        <div className="preview-actions">
+          {isImage && settings.ResizePreview && (
+            <IconButton icon={fullSize ? 'shrink' : 'expand'} label={t(fullSize ? 'preview.largePreview' : 'preview.fullSize')} aria-pressed={fullSize} onClick={() => setFullSize(!fullSize)} />
+          )}
+          {actions.map((a) => (
+            <IconButton key={a.id} icon={a.icon} label={a.label} data-action={a.id} onClick={a.run} />
+          ))}
+        </div>
+      </header>
+      <div className="preview-body">
+        <Media file={file} fullSize={fullSize} />
+      </div>
+      {prev && (
+        <button
+          type="button"
+          className={`preview-arrow preview-prev${arrows ? '' : ' preview-arrow-hidden'}`}
+          aria-label={t('buttons.previous')}
+          title={t('buttons.previous')}
+          onMouseEnter={() => (hovered.current = true)}
+          onMouseLeave={() => (hovered.current = false)}
+          onFocus={showArrows}
+          onClick={() => go(prev)}
+        >
+          <Icon name="chevronLeft" size={32} />
+        </button>
+      )}
+      {next && (
+        <button
+          type="button"
+          className={`preview-arrow preview-next${arrows ? '' : ' preview-arrow-hidden'}`}
+          aria-label={t('buttons.next')}
+          title={t('buttons.next')}
+          onMouseEnter={() => (hovered.current = true)}
+          onMouseLeave={() => (hovered.current = false)}
+          onFocus={showArrows}
+          onClick={() => go(next)}
+        >
+          <Icon name="chevronRight" size={32} />
+        </button>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,52 @@
+/** The settings tabs: profile always, share management with share permission, global and users for admins (spec §2). */
+import { useAtomValue } from 'jotai';
+import type { ReactNode } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useLocation } from 'wouter';
+import { can } from '../../lib/perm.ts';
+import { userAtom } from '../../state/auth.ts';
+import { Header } from '../layout/Header.tsx';
+import { Layout } from '../layout/Layout.tsx';
+
+interface Tab {
+  href: string;
+  label: string;
+  /** Also active for sub-pages (users/new, users/3). */
+  prefix?: boolean;
+}
+
+export function SettingsTabs() {
+  const { t } = useTranslation();
+  const user = useAtomValue(userAtom);
+  const [location] = useLocation();
+  const tabs: Tab[] = [{ href: '/settings/profile', label: t('settings.profileSettings') }];
+  if (can(user, 'share')) tabs.push({ href: '/settings/shares', label: t('settings.shareManagement') });
+  if (user?.perm.admin) {
+    tabs.push({ href: '/settings/global', label: t('settings.globalSettings') });
+    tabs.push({ href: '/settings/users', label: t('settings.userManagement'), prefix: true });
+  }
+  return (
+    <nav className="tabs" aria-label={t('settings.title')}>
+      {tabs.map((tab) => {
+        const active = location === tab.href || (tab.prefix === true && location.startsWith(`${tab.href}/`));
+        return (
+          <Link key={tab.href} href={tab.href} className={`tab${active ? ' tab-active' : ''}`} aria-current={active ? 'page' : undefined}>
+            {tab.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}
+
+/** A settings page: the app shell, the tabs, then the page's cards. */
+export function SettingsPage({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+  return (
+    <Layout header={<Header>{actions}</Header>}>
+      <div className="settings">
+        <SettingsTabs />
+        {children}
+      </div>
+    </Layout>
+  );
+}

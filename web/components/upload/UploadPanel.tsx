@@ -1,0 +1,85 @@
+/**
+ * The upload panel (spec §2, §4 "Uploads"): hidden without uploads, otherwise the count, the
+ * overall progress, speed and ETA, expandable to each active upload; abort-all asks first.
+ */
+import { useAtomValue, useSetAtom } from 'jotai';
+import { useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { abortAll } from '../../actions/upload.ts';
+import { useLocaleTag } from '../../i18n/index.ts';
+import { formatEta } from '../../lib/uploadProgress.ts';
+import { showPromptAtom } from '../../state/prompts.ts';
+import { uploadAtom } from '../../state/upload.ts';
+import { iconFor } from '../files/Thumbnail.tsx';
+import { IconButton } from '../ui/Button.tsx';
+import { Icon } from '../ui/Icon.tsx';
+
+export function UploadPanel() {
+  const { t } = useTranslation();
+  const tag = useLocaleTag();
+  const up = useAtomValue(uploadAtom);
+  const showPrompt = useSetAtom(showPromptAtom);
+  const [open, setOpen] = useState(false);
+  const ref = useRef<HTMLElement>(null);
+
+  // Notices stack above the panel: publish its height.
+  useEffect(() => {
+    const el = ref.current;
+    const root = document.documentElement;
+    if (!el) {
+      root.style.removeProperty('--upload-panel-height');
+      return;
+    }
+    const ro = new ResizeObserver(() => root.style.setProperty('--upload-panel-height', `${el.offsetHeight}px`));
+    ro.observe(el);
+    return () => {
+      ro.disconnect();
+      root.style.removeProperty('--upload-panel-height');
+    };
+  }, [up.count > 0]);
+
+  if (up.count === 0) return null;
+  const speed = new Intl.NumberFormat(tag, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(up.speed);
+  const confirmAbort = () =>
+    showPrompt({
+      name: 'confirm',
+      props: { title: t('upload.abortTitle'), message: t('upload.abortMessage'), confirm: t('upload.abort'), onConfirm: () => abortAll() },
+    });
+  return (
+    <section ref={ref} className={`upload-panel${open ? ' upload-panel-open' : ''}`} aria-label={t('upload.panel')}>
+      <div className="upload-head">
+        <button type="button" className="upload-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
+          <Icon name={open ? 'chevronDown' : 'chevronUp'} size={18} />
+          <span className="upload-title">{t('upload.uploadingCount', { count: up.count })}</span>
+        </button>
+        <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />
+      </div>
+      <div className="upload-summary">
+        <div className="upload-bar" role="progressbar" aria-label={t('upload.progress')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={up.percent}>
+          <div style={{ inlineSize: `${up.percent}%` }} />
+        </div>
+        <p className="upload-stats">
+          <span className="upload-percent">{up.percent}%</span>
+          <span>{t('upload.speed', { speed })}</span>
+          <span>{t('upload.eta', { eta: formatEta(up.eta) })}</span>
+        </p>
+      </div>
+      {open && (
+        <ul className="upload-items">
+          {up.items.map((item) => (
+            <li key={item.id} className="upload-item">
+              <Icon name={iconFor({ isDir: item.isDir, type: item.type })} size={18} />
+              <span className="upload-item-name" title={item.name}>
+                {item.name}
+              </span>
+              <span className="upload-item-progress">{item.progress}%</span>
+              <div className="upload-item-bar" aria-hidden="true">
+                <div style={{ inlineSize: `${item.progress}%` }} />
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+/** Upload planning (spec §3 "Upload job", §4 "Conflicts"): job types, folder entries, conflict names. */
+import { joinPath } from './paths.ts';
+
+/** At most this many uploads run at once (spec §9). */
+export const MAX_CONCURRENT_UPLOADS = 5;
+
+export type UploadType = 'video' | 'audio' | 'image' | 'pdf' | 'text' | 'blob';
+
+/** The job type from a MIME type's prefix. */
+export function uploadType(mime: string): UploadType {
+  const m = mime.toLowerCase();
+  if (m.startsWith('video')) return 'video';
+  if (m.startsWith('audio')) return 'audio';
+  if (m.startsWith('image')) return 'image';
+  if (m.startsWith('application/pdf')) return 'pdf';
+  if (m.startsWith('text')) return 'text';
+  return 'blob';
+}
+
+/** A file picked or dropped, with its path relative to the drop (`a/b.txt` for folder uploads, else its name). */
+export interface PickedFile<F = File> {
+  file: F;
+  relativePath: string;
+}
+
+/** What to upload: folders to create (parents first) and files, each under `dir`. */
+export interface UploadPlan<F = File> {
+  dirs: string[];
+  files: { file: F; path: string }[];
+}
+
+const clean = (rel: string) => rel.split('/').filter((s) => s && s !== '.' && s !== '..');
+
+/** The entries of a pick: every folder of the relative paths (plus empty folders given apart), then the files. */
+export function planUpload<F>(dir: string, picked: readonly PickedFile<F>[], emptyDirs: readonly string[] = []): UploadPlan<F> {
+  const dirs = new Set<string>();
+  const addParents = (parts: string[], includeLast: boolean) => {
+    const n = includeLast ? parts.length : parts.length - 1;
+    for (let i = 1; i <= n; i++) dirs.add(parts.slice(0, i).join('/'));
+  };
+  const files: { file: F; path: string }[] = [];
+  for (const p of picked) {
+    const parts = clean(p.relativePath);
+    if (parts.length === 0) continue;
+    addParents(parts, false);
+    files.push({ file: p.file, path: joinPath(dir, parts.join('/')) });
+  }
+  for (const d of emptyDirs) {
+    const parts = clean(d);
+    if (parts.length) addParents(parts, true);
+  }
+  // Parents before children: shorter paths first.
+  const sorted = [...dirs].sort((a, b) => a.split('/').length - b.split('/').length || (a < b ? -1 : 1));
+  return { dirs: sorted.map((d) => joinPath(dir, d)), files };
+}
+
+/** The top-level names of a pick (for a folder upload, only the folder's own name counts for conflicts). */
+export function topLevelNames(picked: readonly { relativePath: string }[], emptyDirs: readonly string[] = []): string[] {
+  const names = new Set<string>();
+  for (const p of [...picked.map((x) => x.relativePath), ...emptyDirs]) {
+    const first = clean(p)[0];
+    if (first) names.add(first);
+  }
+  return [...names];
+}
+
+/**
+ * A free name next to `taken`, as the server picks them for rename (docs/decisions.md):
+ * `a.txt` → `a (1).txt`, `a.tar.gz` → `a.tar (1).gz`, a folder `d` → `d (1)`.
+ */
+export function uniqueName(name: string, taken: ReadonlySet<string>, isDir: boolean): string {
+  if (!taken.has(name)) return name;
+  const dot = isDir ? -1 : name.lastIndexOf('.');
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const ext = dot > 0 ? name.slice(dot) : '';
+  for (let i = 1; ; i++) {
+    const candidate = `${stem} (${i})${ext}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/** Replaces the first segment of a relative path (a renamed top-level entry). */
+export function renameTop(relativePath: string, from: string, to: string): string {
+  const parts = clean(relativePath);
+  if (parts[0] === from) parts[0] = to;
+  return parts.join('/');
+}
