@@ -9,6 +9,7 @@ import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
+import { tusRouter } from './routes/tus.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -50,6 +51,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     usersRouter(),
     settingsRouter(),
     resourcesRouter(),
+    tusRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -10,6 +10,7 @@ import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import { createUploads, type UploadService } from './uploads/index.ts';
 
 export interface ServiceOptions {
   /** Absolute, real path of the folder fm serves. */
@@ -33,6 +34,8 @@ export interface Services {
   events: FileEvents;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Resumable uploads (tus). */
+  uploads: UploadService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -59,16 +62,19 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
-  return {
+  const closers: Services['closers'] = [];
+  const services: Services = {
     gate,
     events: new FileEvents(options.log),
     hooks: { around: (_ctx, operation) => operation() },
+    uploads: createUploads(options, gate, closers, () => services),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
     users,
     options,
     log: options.log,
-    closers: [],
+    closers,
   };
+  return services;
 }
