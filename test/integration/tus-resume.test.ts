@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -267,6 +268,36 @@ describe('uploads survive a crash of the server', () => {
       fm.adminPassword = password;
       t = new Tus(await adminClient(fm), fm.url);
       expect((await t.head('/crash/exact.bin')).headers['upload-offset']).toBe(String(MB));
+    } finally {
+      await fm.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('an upload whose last byte arrived but that was never moved into place is finished by the next HEAD', async () => {
+    const home = tempDir();
+    const root = fs.realpathSync(tempDir('fm-tus-root-'));
+    let fm = await startFm({ home, root, keep: true });
+    try {
+      const password = fm.adminPassword;
+      await fm.stop();
+      // What a crash between the last fsync and the rename leaves behind.
+      const target = path.join(root, 'late.txt');
+      const id = crypto.createHash('sha256').update(target).digest('hex').slice(0, 40);
+      const staging = path.join(home, 'uploads');
+      fs.mkdirSync(staging, { recursive: true });
+      fs.writeFileSync(path.join(staging, `${id}.part`), 'complete');
+      const rec = { v: 1, id, target, virtual: '/late.txt', userId: 1, length: 8, override: false, metadata: '', createdAt: Date.now() };
+      fs.writeFileSync(path.join(staging, `${id}.json`), JSON.stringify(rec));
+      fm = await startFm({ home, root, keep: true });
+      fm.adminPassword = password;
+      const t = new Tus(await adminClient(fm), fm.url);
+      const head = await t.head('/late.txt');
+      expect(head.status).toBe(200);
+      expect(head.headers).toMatchObject({ 'upload-offset': '8', 'upload-length': '8' });
+      expect(fs.readFileSync(target, 'utf8')).toBe('complete');
+      expect(fs.readdirSync(staging)).toEqual([]);
     } finally {
       await fm.stop();
       fs.rmSync(home, { recursive: true, force: true });
