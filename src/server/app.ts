@@ -10,6 +10,7 @@ import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
 import { tusRouter } from './routes/tus.ts';
+import { searchStatusRouter } from './routes/search-status.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -52,6 +53,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     settingsRouter(),
     resourcesRouter(),
     tusRouter(),
+    searchStatusRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -6,6 +6,7 @@ import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
+import { SearchIndex } from './indexer/index.ts';
 import type { HookRunner } from './hooks.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
@@ -32,6 +33,8 @@ export interface Services {
   gate: Gate;
   /** What changed on disk (shares, the search index and caches listen). */
   events: FileEvents;
+  /** The live search index of the root (started by `fm serve`; queries fall back to a walk until ready). */
+  searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
   /** Resumable uploads (tus). */
@@ -62,10 +65,16 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const events = new FileEvents(options.log);
+  const searchIndex = new SearchIndex({ root: options.root, dataDir: options.dataDir, skip: (abs) => gate.isProtected(abs), log: options.log });
+  events.on('written', (e) => searchIndex.written(e.abs));
+  events.on('removed', (e) => searchIndex.removed(e.abs));
+  events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
   const closers: Services['closers'] = [];
   const services: Services = {
     gate,
-    events: new FileEvents(options.log),
+    events,
+    searchIndex,
     hooks: { around: (_ctx, operation) => operation() },
     uploads: createUploads(options, gate, closers, () => services),
     repos,

@@ -20,6 +20,7 @@ interface ServeOptions {
   tokenExpiration: string;
   authHeader?: string;
   trustedProxies: string;
+  index: boolean;
 }
 
 export function serveCommand(): Command {
@@ -41,6 +42,7 @@ export function serveCommand(): Command {
         .env('FM_TRUSTED_PROXIES')
         .default('127.0.0.0/8,::1'),
     )
+    .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
     .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
     .action(
       action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
@@ -112,6 +114,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     requestLog: requestLog?.write,
   });
   out(`listening on ${running.url}`);
+  if (opts.index) {
+    // The index builds in the background: the server answers at once, search walks until it is ready.
+    void services.searchIndex.start();
+    services.closers.push(() => services.searchIndex.close());
+  }
 
   let stopping = false;
   const stop = async (signal: string) => {

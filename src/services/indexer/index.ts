@@ -1,0 +1,307 @@
+/**
+ * The live search index: every entry under the server root with name, size, mtime, type and
+ * kind, persisted across restarts, reconciled at start-up by folder mtimes, kept fresh by a
+ * recursive watcher (or periodic reconciliation when watching is impossible) and by fm's own
+ * file events. Queries use a trigram index over lower-cased names.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from '../context.ts';
+import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
+import { TrigramIndex } from './trigrams.ts';
+import { loadSnapshot, saveSnapshot } from './persist.ts';
+import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
+
+export interface IndexStatus {
+  ready: boolean;
+  scanning: boolean;
+  entries: number;
+  /** How file-system changes reach the index: "watcher", "polling" or "none" (not started). */
+  watching: 'watcher' | 'polling' | 'none';
+  lastReconcile: string | null;
+  /** Duration of the last full scan or reconciliation, in ms. */
+  lastScanMs: number | null;
+  trigrams: number;
+}
+
+export interface IndexedEntry {
+  name: string;
+  size: number;
+  mtimeMs: number;
+  isDir: boolean;
+  type: IndexedType;
+}
+
+export interface IndexHit {
+  /** Path relative to the searched folder, without a leading slash. */
+  rel: string;
+  isDir: boolean;
+}
+
+export interface IndexOptions {
+  /** Absolute real path of the server root. */
+  root: string;
+  /** Folder for the snapshot file. */
+  dataDir: string;
+  /** Never index these (fm's own files). */
+  skip: (abs: string) => boolean;
+  log: Logger;
+  /** Watch the file system (default true). */
+  watch?: boolean;
+  /** Reconciliation period when not watching, ms (default 60 s). */
+  pollIntervalMs?: number;
+  /** Snapshot period while changes accumulate, ms (default 10 min). */
+  saveIntervalMs?: number;
+}
+
+type Subscription = { unsubscribe(): Promise<void> };
+
+export class SearchIndex {
+  private store = new EntryStore();
+  private trigrams = new TrigramIndex();
+  private ready = false;
+  private scanning = false;
+  private watching: IndexStatus['watching'] = 'none';
+  private lastReconcile: Date | null = null;
+  private lastScanMs: number | null = null;
+  private queue: Promise<void> = Promise.resolve();
+  private dirty = false;
+  private readonly abort = new AbortController();
+  private subscription?: Subscription;
+  private timers: NodeJS.Timeout[] = [];
+  readonly snapshotFile: string;
+
+  constructor(private readonly opts: IndexOptions) {
+    const tag = crypto.createHash('sha1').update(opts.root).digest('hex').slice(0, 12);
+    this.snapshotFile = path.join(opts.dataDir, `search-index-${tag}.bin`);
+  }
+
+  private ctx(): ScanContext {
+    return {
+      store: this.store,
+      root: this.opts.root,
+      skip: this.opts.skip,
+      signal: this.abort.signal,
+      onAdd: (id) => {
+        this.dirty = true;
+        this.trigrams.add(id, this.store.names[id].toLowerCase());
+      },
+      onRemove: () => {
+        this.dirty = true;
+      },
+    };
+  }
+
+  /** Runs mutations one at a time (scans, reconciliations, events). */
+  private enqueue(fn: () => Promise<void> | void): Promise<void> {
+    const next = this.queue.then(fn, fn).catch((err: Error) => {
+      if (!this.abort.signal.aborted) this.opts.log.error(`search index: ${err.message}`);
+    });
+    this.queue = next;
+    return next;
+  }
+
+  /** Starts indexing in the background; resolves when the index is ready. */
+  start(): Promise<void> {
+    return this.enqueue(async () => {
+      const started = Date.now();
+      this.scanning = true;
+      const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (_store, id) => {
+        this.trigrams.add(id, _store.names[id].toLowerCase());
+      });
+      const progress = setInterval(() => this.opts.log.info(`search index: ${this.store.live - 1} entries so far`), 2000);
+      try {
+        if (loaded) {
+          this.store = loaded;
+          this.opts.log.info(`search index: loaded ${loaded.live - 1} entries, reconciling`);
+          await reconcileDir(this.ctx(), ROOT_ID, this.opts.root, true);
+        } else {
+          this.trigrams = new TrigramIndex();
+          this.store = new EntryStore();
+          await scanTree(this.ctx(), ROOT_ID, this.opts.root);
+        }
+      } finally {
+        clearInterval(progress);
+        this.scanning = false;
+      }
+      this.trigrams.trim();
+      this.lastScanMs = Date.now() - started;
+      this.lastReconcile = new Date();
+      this.ready = true;
+      this.opts.log.info(`search index: ready, ${this.store.live - 1} entries in ${this.lastScanMs} ms`);
+      await this.save();
+      await this.startWatching();
+      const saver = setInterval(() => void this.enqueue(() => this.save()), this.opts.saveIntervalMs ?? 600_000);
+      saver.unref();
+      this.timers.push(saver);
+    });
+  }
+
+  private async startWatching(): Promise<void> {
+    if (this.opts.watch === false) return this.startPolling();
+    try {
+      const watcher = await import('@parcel/watcher');
+      this.subscription = await watcher.subscribe(this.opts.root, (err, events) => {
+        if (err) {
+          this.opts.log.warn(`search index: watcher error (${err.message}); switching to polling`);
+          void this.subscription?.unsubscribe().catch(() => {});
+          this.subscription = undefined;
+          this.startPolling();
+          return;
+        }
+        void this.enqueue(async () => {
+          const ctx = this.ctx();
+          for (const e of events) {
+            if (this.opts.skip(e.path)) continue;
+            if (e.type === 'delete') removePath(ctx, e.path);
+            else await upsertPath(ctx, e.path);
+          }
+        });
+      });
+      this.watching = 'watcher';
+    } catch (err) {
+      this.opts.log.warn(`search index: cannot watch ${this.opts.root} (${(err as Error).message}); reconciling periodically`);
+      this.startPolling();
+    }
+  }
+
+  private startPolling(): void {
+    this.watching = 'polling';
+    const timer = setInterval(() => void this.reconcile(), this.opts.pollIntervalMs ?? 60_000);
+    timer.unref();
+    this.timers.push(timer);
+  }
+
+  /** Re-checks every folder's mtime against the disk. */
+  reconcile(): Promise<void> {
+    return this.enqueue(async () => {
+      const started = Date.now();
+      await reconcileDir(this.ctx(), ROOT_ID, this.opts.root, true);
+      this.lastScanMs = Date.now() - started;
+      this.lastReconcile = new Date();
+    });
+  }
+
+  private async save(): Promise<void> {
+    if (!this.ready || !this.dirty) return;
+    this.dirty = false;
+    try {
+      fs.mkdirSync(path.dirname(this.snapshotFile), { recursive: true });
+      await saveSnapshot(this.store, this.opts.root, this.snapshotFile);
+    } catch (err) {
+      this.dirty = true;
+      this.opts.log.warn(`search index: could not save a snapshot: ${(err as Error).message}`);
+    }
+  }
+
+  /** fm wrote or created something: index it now rather than waiting for the watcher. */
+  written(abs: string): Promise<void> {
+    return this.enqueue(() => upsertPath(this.ctx(), abs));
+  }
+
+  removed(abs: string): Promise<void> {
+    return this.enqueue(() => removePath(this.ctx(), abs));
+  }
+
+  moved(fromAbs: string, toAbs: string): Promise<void> {
+    return this.enqueue(async () => {
+      removePath(this.ctx(), fromAbs);
+      await upsertPath(this.ctx(), toAbs);
+    });
+  }
+
+  /** Resolves when every queued change has been applied (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  status(): IndexStatus {
+    return {
+      ready: this.ready,
+      scanning: this.scanning,
+      entries: Math.max(0, this.store.live - 1),
+      watching: this.watching,
+      lastReconcile: this.lastReconcile?.toISOString() ?? null,
+      lastScanMs: this.lastScanMs,
+      trigrams: this.trigrams.size,
+    };
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  private idOf(abs: string): number {
+    const rel = path.relative(this.opts.root, abs);
+    if (rel.startsWith('..') || path.isAbsolute(rel)) return -1;
+    return rel ? this.store.lookup(rel.split(path.sep).join('/')) : ROOT_ID;
+  }
+
+  /** Total size of everything under a folder, from the index; undefined when not indexed. */
+  dirSize(abs: string): number | undefined {
+    if (!this.ready) return undefined;
+    const id = this.idOf(abs);
+    return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
+  }
+
+  /**
+   * Entries under `dirAbs` whose name contains any of `terms` (all names when `terms` is empty)
+   * and that pass `filter`. Terms are matched case-insensitively unless `caseSensitive`.
+   */
+  *query(dirAbs: string, terms: string[], caseSensitive: boolean, filter?: (e: IndexedEntry) => boolean): Generator<IndexHit> {
+    const store = this.store;
+    const dirId = this.idOf(dirAbs);
+    if (dirId < 0 || !store.isDir(dirId)) return;
+    const prefix = store.pathOf(dirId);
+    const needles = terms.filter(Boolean);
+    const lowered = needles.map((t) => t.toLowerCase());
+    const matches = (id: number): boolean => {
+      if (needles.length) {
+        const name = store.names[id];
+        const hay = caseSensitive ? name : name.toLowerCase();
+        const list = caseSensitive ? needles : lowered;
+        if (!list.some((t) => hay.includes(t))) return false;
+      }
+      if (filter) {
+        const isDir = store.isDir(id);
+        if (!filter({ name: store.names[id], size: isDir ? store.treeSize[id] : store.size[id], mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
+          return false;
+        }
+      }
+      return dirId === ROOT_ID || store.isUnder(id, dirId);
+    };
+    const hit = (id: number): IndexHit => {
+      const full = store.pathOf(id);
+      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id) };
+    };
+    const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
+    if (!lists) {
+      const count = store.count;
+      for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
+      return;
+    }
+    const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
+    for (const list of lists) {
+      for (const id of list) {
+        if (store.isDead(id) || id === dirId) continue;
+        if (seen) {
+          if (seen[id]) continue;
+          seen[id] = 1;
+        }
+        if (matches(id)) yield hit(id);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    for (const t of this.timers) clearInterval(t);
+    await this.subscription?.unsubscribe().catch(() => {});
+    await this.queue.catch(() => {});
+    if (this.ready && this.dirty) {
+      this.dirty = false;
+      await saveSnapshot(this.store, this.opts.root, this.snapshotFile).catch(() => {});
+    }
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * Snapshots of the entry store in a compact binary file, so a restart reconciles instead of
+ * rescanning. Written to a temporary file and renamed into place; a damaged or foreign
+ * snapshot is ignored (the index is rebuilt).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
+
+const MAGIC = Buffer.from('FMIDX\u0002', 'latin1');
+const CHUNK = 4 << 20;
+
+/** Writes the live entries in depth-first order (parents before children). */
+export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fh = await fsp.open(tmp, 'w', 0o600);
+  try {
+    let buf = Buffer.allocUnsafe(CHUNK);
+    let off = 0;
+    const flush = async () => {
+      if (off) await fh.write(buf, 0, off);
+      buf = Buffer.allocUnsafe(CHUNK);
+      off = 0;
+    };
+    const rootBytes = Buffer.from(root);
+    const header = Buffer.alloc(MAGIC.length + 8 + rootBytes.length);
+    MAGIC.copy(header, 0);
+    header.writeUInt32LE(rootBytes.length, MAGIC.length);
+    rootBytes.copy(header, MAGIC.length + 4);
+    header.writeUInt32LE(store.live - 1, MAGIC.length + 4 + rootBytes.length);
+    await fh.write(header);
+    const newId = new Int32Array(store.count).fill(-1);
+    newId[ROOT_ID] = 0;
+    let next = 1;
+    const stack: number[] = [...(store.children[ROOT_ID] ?? [])].reverse();
+    while (stack.length) {
+      const id = stack.pop()!;
+      if (store.flags[id] & FLAG_DEAD) continue;
+      newId[id] = next++;
+      const name = store.names[id];
+      const need = 4 + 1 + 8 + 8 + 2 + Buffer.byteLength(name);
+      if (off + need > buf.length) await flush();
+      off = buf.writeInt32LE(newId[store.parent[id]], off);
+      off = buf.writeUInt8(store.flags[id] & ~FLAG_DEAD, off);
+      off = buf.writeDoubleLE(store.size[id], off);
+      off = buf.writeDoubleLE(store.mtime[id], off);
+      const len = buf.write(name, off + 2);
+      buf.writeUInt16LE(len, off);
+      off += 2 + len;
+      const kids = store.children[id];
+      if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+    }
+    await flush();
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, file);
+}
+
+/** Loads a snapshot into a fresh store, or returns undefined when missing, damaged or for another root. */
+export function loadSnapshot(file: string, root: string, onAdd: (store: EntryStore, id: number) => void): EntryStore | undefined {
+  let data: Buffer;
+  try {
+    data = fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!data.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
+    let off = MAGIC.length;
+    const rootLen = data.readUInt32LE(off);
+    off += 4;
+    if (data.toString('utf8', off, off + rootLen) !== root) return undefined;
+    off += rootLen;
+    const count = data.readUInt32LE(off);
+    off += 4;
+    const store = new EntryStore();
+    for (let i = 0; i < count; i++) {
+      const parent = data.readInt32LE(off);
+      const flags = data.readUInt8(off + 4);
+      const size = data.readDoubleLE(off + 5);
+      const mtimeMs = data.readDoubleLE(off + 13);
+      const len = data.readUInt16LE(off + 21);
+      const name = data.toString('utf8', off + 23, off + 23 + len);
+      off += 23 + len;
+      if (parent < 0 || parent >= store.count || !store.isDir(parent)) return undefined;
+      const id = store.add(parent, {
+        name,
+        size,
+        mtimeMs,
+        isDir: (flags & 1) !== 0,
+        isLink: (flags & 2) !== 0,
+        type: TYPE_CODES[flags >> 4] ?? 'blob',
+      });
+      onAdd(store, id);
+    }
+    return store;
+  } catch {
+    return undefined;
+  }
+}

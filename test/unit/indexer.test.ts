@@ -1,0 +1,137 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
+import { TrigramIndex } from '../../src/services/indexer/trigrams.ts';
+import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
+import { SearchIndex } from '../../src/services/indexer/index.ts';
+import { silentLogger } from '../../src/services/context.ts';
+
+const file = (name: string, size = 1) => ({ name, size, mtimeMs: 1000, isDir: false, isLink: false, type: 'text' as const });
+const dir = (name: string) => ({ name, size: 0, mtimeMs: 1000, isDir: true, isLink: false, type: '' as const });
+
+describe('EntryStore', () => {
+  it('keeps folder totals in step with additions, updates and removals', () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const b = s.add(a, dir('b'));
+    s.add(b, file('x', 10));
+    const y = s.add(a, file('y', 5));
+    expect(s.treeSize[ROOT_ID]).toBe(15);
+    expect(s.treeSize[a]).toBe(15);
+    s.update(y, 7, 2000);
+    expect(s.treeSize[a]).toBe(17);
+    s.remove(b);
+    expect(s.treeSize[a]).toBe(7);
+    expect(s.treeSize[ROOT_ID]).toBe(7);
+    expect(s.lookup('/a/b/x')).toBe(-1);
+    expect(s.pathOf(y)).toBe('/a/y');
+    expect(s.live).toBe(3);
+  });
+});
+
+describe('TrigramIndex', () => {
+  it('returns every id containing a term, from the rarest trigram, ascending', () => {
+    const t = new TrigramIndex();
+    const names = ['report.pdf', 'annual-report.docx', 'photo.jpg', 'reporter.txt', 'x'];
+    names.forEach((n, i) => t.add(i + 1, n));
+    const ids = [...(t.candidates('report') ?? [])];
+    expect(ids).toEqual([1, 2, 4]);
+    expect(t.candidates('zz')).toBeUndefined();
+    expect([...(t.candidates('qqq') ?? [])]).toEqual([]);
+  });
+
+  it('encodes large id gaps and many postings exactly', () => {
+    const t = new TrigramIndex();
+    const ids = [0, 1, 127, 128, 300, 16_384, 2_000_000, 2_000_001, 150_000_000];
+    for (const id of ids) t.add(id, 'abc');
+    for (let i = 0; i < 50_000; i++) t.add(200_000_000 + i * 3, 'abc');
+    const out = [...(t.candidates('abc') ?? [])];
+    expect(out.slice(0, ids.length)).toEqual(ids);
+    expect(out.length).toBe(ids.length + 50_000);
+    expect(out[out.length - 1]).toBe(200_000_000 + 49_999 * 3);
+  });
+});
+
+describe('SearchIndex on a real folder', () => {
+  let root: string;
+  let data: string;
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-')));
+    data = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-data-'));
+    fs.mkdirSync(path.join(root, 'docs/deep'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'docs/Report 2024.pdf'), 'x'.repeat(100));
+    fs.writeFileSync(path.join(root, 'docs/deep/notes.txt'), 'y'.repeat(20));
+    fs.writeFileSync(path.join(root, 'ünïcode-名前.md'), 'z');
+    fs.writeFileSync(path.join(root, '.fm-partial-123'), 'partial');
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(data, { recursive: true, force: true });
+  });
+
+  const names = (idx: SearchIndex, dirAbs: string, terms: string[], cs = false) =>
+    [...idx.query(dirAbs, terms, cs)].map((h) => h.rel).sort();
+
+  it('indexes everything but partial uploads, and answers case-insensitively within a folder', async () => {
+    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    expect(idx.status()).toMatchObject({ ready: true, entries: 5 });
+    expect(names(idx, root, ['report'])).toEqual(['docs/Report 2024.pdf']);
+    expect(names(idx, root, ['report'], true)).toEqual([]);
+    expect(names(idx, path.join(root, 'docs'), ['no', 're'])).toEqual(['Report 2024.pdf', 'deep/notes.txt']);
+    expect(names(idx, root, ['名前'])).toEqual(['ünïcode-名前.md']);
+    expect(names(idx, root, ['partial'])).toEqual([]);
+    expect(idx.dirSize(path.join(root, 'docs'))).toBe(120);
+    await idx.close();
+  });
+
+  it('applies fm writes at once and reconciles changes made while it was down', async () => {
+    let idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    fs.writeFileSync(path.join(root, 'docs/new-report.txt'), 'n');
+    await idx.written(path.join(root, 'docs/new-report.txt'));
+    expect(names(idx, root, ['report'])).toContain('docs/new-report.txt');
+    fs.renameSync(path.join(root, 'docs/deep'), path.join(root, 'docs/moved'));
+    await idx.moved(path.join(root, 'docs/deep'), path.join(root, 'docs/moved'));
+    expect(names(idx, root, ['notes'])).toEqual(['docs/moved/notes.txt']);
+    await idx.close();
+
+    // While "down": add, delete and rename outside fm.
+    fs.writeFileSync(path.join(root, 'docs/moved/added-later.txt'), 'a');
+    fs.rmSync(path.join(root, 'docs/Report 2024.pdf'));
+    fs.mkdirSync(path.join(root, 'fresh'));
+    fs.writeFileSync(path.join(root, 'fresh/inside.txt'), 'i');
+
+    idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    expect(names(idx, root, ['added-later'])).toEqual(['docs/moved/added-later.txt']);
+    expect(names(idx, root, ['report'])).toEqual(['docs/new-report.txt']);
+    expect(names(idx, root, ['inside'])).toEqual(['fresh/inside.txt']);
+    await idx.close();
+  });
+
+  it('sees changes made outside fm through the watcher', async () => {
+    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger });
+    await idx.start();
+    expect(idx.status().watching).toBe('watcher');
+    fs.writeFileSync(path.join(root, 'outside-created.txt'), 'o');
+    const deadline = Date.now() + 5000;
+    while (!names(idx, root, ['outside-created']).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(names(idx, root, ['outside-created'])).toEqual(['outside-created.txt']);
+    await idx.close();
+  });
+
+  it('ignores a snapshot written for another root', async () => {
+    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    await idx.close();
+    const store = loadSnapshot(idx.snapshotFile, '/somewhere/else', () => {});
+    expect(store).toBeUndefined();
+    const mine = loadSnapshot(idx.snapshotFile, root, () => {});
+    expect(mine?.live).toBe(6);
+    await saveSnapshot(mine!, root, path.join(data, 'copy.bin'));
+    expect(loadSnapshot(path.join(data, 'copy.bin'), root, () => {})?.live).toBe(6);
+  });
+});
