@@ -7,8 +7,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import {
   BadRequestError,
   ConflictError,
@@ -22,6 +21,7 @@ import type { Settings } from '../../api/settings.ts';
 import type { Services } from '../index.ts';
 import type { Target } from '../files/gate.ts';
 import type { DiskSpace } from './disk.ts';
+import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
 import { placeFile } from './place.ts';
 import type { Staging, UploadRecord } from './staging.ts';
@@ -53,13 +53,6 @@ const SWEEP_EVERY_MS = 60_000;
 /** 409 with the offset the client should resume from. */
 function offsetConflict(offset: number): FmError {
   return new FmError(409, 'conflict', `Upload-Offset does not match the upload's offset ${offset}`, { 'Upload-Offset': String(offset) });
-}
-
-/** The request body ended before all its bytes arrived (the client went away). */
-class ClientGoneError extends FmError {
-  constructor() {
-    super(400, 'aborted', 'the client closed the connection');
-  }
 }
 
 export class UploadService {
@@ -173,7 +166,7 @@ export class UploadService {
       if (contentLength !== undefined && contentLength > remaining) {
         throw new PayloadTooLargeError(`the chunk goes past the declared Upload-Length of ${rec.length}`);
       }
-      const written = remaining > 0 ? await this.append(rec, offset, remaining, body) : 0;
+      const written = remaining > 0 ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body) : 0;
       const now = offset + written;
       if (now === rec.length) {
         await this.finish(rec, target);
@@ -259,40 +252,6 @@ export class UploadService {
     return { rec, st };
   }
 
-  /** Streams at most `remaining` bytes of `body` into the part file at `offset`, then fsyncs. */
-  private async append(rec: UploadRecord, offset: number, remaining: number, body: Readable): Promise<number> {
-    const fh = await fsp.open(this.staging.partPath(rec.id), fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
-    let written = 0;
-    let tooLong = false;
-    const limit = new Transform({
-      transform(chunk: Buffer, _enc, cb) {
-        if (written + chunk.length > remaining) {
-          tooLong = true;
-          cb(new PayloadTooLargeError(`the chunk goes past the declared Upload-Length of ${rec.length}`));
-          return;
-        }
-        written += chunk.length;
-        cb(null, chunk);
-      },
-    });
-    try {
-      await pipeline(body, limit, positionalWriter(fh, offset));
-    } catch (err) {
-      // Nothing past the declared end: the whole chunk is rolled back.
-      if (tooLong) await fh.truncate(offset);
-      if (err instanceof FmError) throw err;
-      if (body.destroyed || (err as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE' || (err as NodeJS.ErrnoException).code === 'ECONNRESET') {
-        throw new ClientGoneError();
-      }
-      throw err;
-    } finally {
-      // Bytes that arrived before an interruption are kept (and made durable): the client resumes after them.
-      await fh.sync().catch(() => {});
-      await fh.close();
-    }
-    return written;
-  }
-
   /**
    * Moves a complete upload into place through the `upload` hooks, then announces it. Errors
    * the client must act on (conflict, permission, a failing before-hook) discard the upload;
@@ -336,64 +295,4 @@ export class UploadService {
       dir = up;
     }
   }
-}
-
-/** Start flushing written data to disk every this many bytes, while the chunk still arrives. */
-const FLUSH_EVERY = 4 * 1024 * 1024;
-
-/**
- * A Writable over an open file that writes at increasing positions and never closes it (the
- * caller fsyncs and closes). fs write streams made from a FileHandle with autoClose off keep
- * the handle referenced, so `close()` would wait forever. Every FLUSH_EVERY bytes it starts an
- * fdatasync in the background, so the disk works while the network does and the caller's final
- * fsync has little left to do.
- */
-function positionalWriter(fh: fsp.FileHandle, start: number): Writable {
-  let position = start;
-  let unflushed = 0;
-  let flushing: Promise<void> | undefined;
-  const writeAll = async (buffers: Buffer[]) => {
-    let total = buffers.reduce((n, b) => n + b.length, 0);
-    while (total > 0) {
-      const { bytesWritten } = await fh.writev(buffers, position);
-      position += bytesWritten;
-      total -= bytesWritten;
-      unflushed += bytesWritten;
-      if (total > 0) buffers = dropBytes(buffers, bytesWritten);
-    }
-    if (unflushed >= FLUSH_EVERY && !flushing) {
-      unflushed = 0;
-      // One flush at a time; a failure surfaces in the caller's final fsync.
-      flushing = fh
-        .datasync()
-        .catch(() => {})
-        .finally(() => (flushing = undefined));
-    }
-  };
-  return new Writable({
-    highWaterMark: 1 << 20,
-    write(chunk: Buffer, _enc, cb) {
-      writeAll([chunk]).then(() => cb(), cb);
-    },
-    writev(chunks, cb) {
-      writeAll(chunks.map((c) => c.chunk as Buffer)).then(() => cb(), cb);
-    },
-    final(cb) {
-      (flushing ?? Promise.resolve()).then(() => cb(), cb);
-    },
-  });
-}
-
-/** The buffers minus their first `n` bytes (after a short write). */
-function dropBytes(buffers: Buffer[], n: number): Buffer[] {
-  const out: Buffer[] = [];
-  for (const b of buffers) {
-    if (n >= b.length) {
-      n -= b.length;
-      continue;
-    }
-    out.push(n > 0 ? b.subarray(n) : b);
-    n = 0;
-  }
-  return out;
 }
