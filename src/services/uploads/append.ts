@@ -78,15 +78,20 @@ function positionalWriter(fh: fsp.FileHandle, start: number): Writable {
       unflushed += bytesWritten;
       if (total > 0) buffers = dropBytes(buffers, bytesWritten);
     }
-    if (unflushed >= FLUSH_EVERY && !flushing) {
-      unflushed = 0;
-      flushing = fh
-        .datasync()
-        .catch((err: Error) => {
-          flushError ??= err;
-        })
-        .finally(() => (flushing = undefined));
-    }
+    if (unflushed >= FLUSH_EVERY && !flushing) flush();
+  };
+  // Flushes back to back while data keeps arriving, so the disk never waits for the network.
+  const flush = () => {
+    unflushed = 0;
+    flushing = fh
+      .datasync()
+      .catch((err: Error) => {
+        flushError ??= err;
+      })
+      .finally(() => {
+        flushing = undefined;
+        if (unflushed >= FLUSH_EVERY && !flushError) flush();
+      });
   };
   return new Writable({
     highWaterMark: 1 << 20,
