@@ -39,6 +39,8 @@ export interface UploadBenchResult {
   /** Server RSS after start-up and its high-water mark after all uploads, in MB (10^6 bytes). */
   idleRssMB: number;
   peakRssMB: number;
+  /** Server CPU seconds per GiB uploaded (user + system). */
+  serverCpuPerGiB: number;
   diskRuns: number[];
   tusRuns: number[];
 }
@@ -94,6 +96,12 @@ async function uploadThroughTus(url: string, token: string, name: string, buf: B
   return ms;
 }
 
+/** CPU seconds (user + system) the process has used so far. */
+function cpuOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
 function rssOf(pid: number): { rss: number; hwm: number } {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
@@ -120,11 +128,14 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
     const loadBefore = os.loadavg()[0];
     const diskRuns: number[] = [];
     const tusRuns: number[] = [];
+    const cpuRuns: number[] = [];
     for (let i = 0; i < runs; i++) {
       const baseline = path.join(work, 'baseline.bin');
       diskRuns.push(mbps(size, await writeToDisk(baseline, buf, size)));
       await fsp.rm(baseline);
+      const cpu = cpuOf(pid);
       tusRuns.push(mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size)));
+      cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
       const uploaded = path.join(root, 'upload.bin');
       if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
       await fsp.rm(uploaded);
@@ -141,6 +152,7 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
       load: [loadBefore, os.loadavg()[0]],
       idleRssMB: idle.rss,
       peakRssMB: peak.hwm,
+      serverCpuPerGiB: median(cpuRuns),
       diskRuns,
       tusRuns,
     };
@@ -169,6 +181,7 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
 | ratio per run | ${r.tusRuns.map((t, i) => (t / r.diskRuns[i]).toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
+| server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
 | server RSS after start-up | ${f(r.idleRssMB)} MB | |
 | **server peak RSS (VmHWM) over all uploads** | **${f(r.peakRssMB)} MB** | flat, < 150 MB |
 `;
