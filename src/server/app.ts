@@ -11,6 +11,11 @@ import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
 import { tusRouter } from './routes/tus.ts';
 import { searchStatusRouter } from './routes/search-status.ts';
+import { recursiveRouter } from './routes/recursive.ts';
+import { previewRouter } from './routes/preview.ts';
+import { usageRouter } from './routes/usage.ts';
+import { subtitleRouter } from './routes/subtitle.ts';
+import { searchRouter } from './routes/search.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -51,9 +56,14 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     authRouter(),
     usersRouter(),
     settingsRouter(),
+    recursiveRouter(), // before resourcesRouter: GET /api/resources/recursive/… is the flat listing
     resourcesRouter(),
     tusRouter(),
     searchStatusRouter(),
+    previewRouter(),
+    usageRouter(),
+    subtitleRouter(),
+    searchRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

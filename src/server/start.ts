@@ -5,6 +5,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createApp, type AppOptions } from './app.ts';
 import type { Services } from '../services/index.ts';
+import { attachCommandRunner } from './routes/command.ts';
 
 export interface StartOptions extends AppOptions {
   address: string;
@@ -33,6 +34,7 @@ export async function startServer(services: Services, opts: StartOptions): Promi
   // Large uploads may take long; never cut an active request on a timer.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
+  const runner = attachCommandRunner(server, app, services, opts.baseURL);
   opts.onServer?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,7 +49,8 @@ export async function startServer(services: Services, opts: StartOptions): Promi
   return {
     url,
     server,
-    close(graceMs = 10_000) {
+    async close(graceMs = 10_000) {
+      await runner.close();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();

@@ -3,7 +3,6 @@
  * Tokens themselves are in tokens.ts.
  */
 import net from 'node:net';
-import { spawn } from 'node:child_process';
 import { BadRequestError, ForbiddenError } from '../errors.ts';
 import type { AuthMethod, Settings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
@@ -12,6 +11,7 @@ import { checkPassword } from './passwords.ts';
 import { Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import { randomBytes } from 'node:crypto';
+import { ExecService } from './exec/index.ts';
 
 export interface AuthOptions {
   /** `fm serve --noauth`: every request acts as user 1. */
@@ -120,11 +120,10 @@ export class AuthService {
 
   /** Runs the configured hook (argv only, no shell) with USERNAME and PASSWORD in its environment. */
   private async hookLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
-    const argv = settings.auth.command.split(' ').filter(Boolean);
-    if (argv.length === 0) throw new ForbiddenError('the auth hook is not configured');
-    const out = await runHook(argv, { USERNAME: req.username, PASSWORD: req.password });
+    if (!settings.auth.command.trim()) throw new ForbiddenError('the auth hook is not configured');
+    const out = await runHook(settings.auth.command, { USERNAME: req.username, PASSWORD: req.password });
     if (out.code !== 0) {
-      this.log.warn(`auth hook exited with ${out.code} for user ${JSON.stringify(req.username)}`);
+      this.log.warn(`auth hook ${out.error ? `refused: ${out.error}` : `exited with ${out.code}`} for user ${JSON.stringify(req.username)}`);
       return undefined;
     }
     const kv = parseHookOutput(out.stdout);
@@ -188,22 +187,20 @@ async function verifyRecaptcha(host: string, secret: string, response: string): 
   }
 }
 
-export function runHook(argv: string[], env: Record<string, string>, timeoutMs = 30_000): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: process.env.LANG ?? 'C.UTF-8', ...env },
-      stdio: ['ignore', 'pipe', 'ignore'],
-      shell: false,
-      timeout: timeoutMs,
-    });
-    let stdout = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => {
-      if (stdout.length < 64 * 1024) stdout += d;
-    });
-    child.on('error', () => resolve({ code: -1, stdout: '' }));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
-  });
+/**
+ * Runs the auth hook through the command runner's module: argv only (quotes honoured, no
+ * shell), scrubbed environment plus `env`, a time limit. Any refusal or failure is code -1.
+ */
+export async function runHook(
+  line: string,
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<{ code: number; stdout: string; error?: string }> {
+  try {
+    return await ExecService.runArgv(line, env, timeoutMs);
+  } catch (err) {
+    return { code: -1, stdout: '', error: (err as Error).message };
+  }
 }
 
 export function parseHookOutput(stdout: string): Map<string, string> {

@@ -8,9 +8,13 @@ import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
 import type { HookRunner } from './hooks.ts';
+import { PreviewService } from './previews.ts';
+import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
+import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits, type SettingsCheckOptions } from './exec/index.ts';
+import { ExecHookRunner } from './exec/hooks.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 
 export interface ServiceOptions {
@@ -22,6 +26,10 @@ export interface ServiceOptions {
   log: Logger;
   /** fm's own data folder (the database's folder): caches and upload staging live here. */
   dataDir: string;
+  /** fm's cache folder: previews and the search index snapshot (default `<dataDir>/cache`). */
+  cacheDir?: string;
+  /** Limits of each command run and hook (default: 10 minutes, 10 MiB of output). */
+  exec?: Partial<ExecLimits>;
 }
 
 export interface Services {
@@ -37,6 +45,12 @@ export interface Services {
   searchIndex: SearchIndex;
   /** Event hooks around file operations (the exec module installs the real runner). */
   hooks: HookRunner;
+  /** Image thumbnails and resized previews, cached on disk. */
+  previews: PreviewService;
+  /** Name search under a folder (a walk today; the index of issue 8 later). */
+  search: SearchService;
+  /** The command runner (WebSocket /api/command), also used by hooks and the auth hook. */
+  exec: ExecService;
   /** Resumable uploads (tus). */
   uploads: UploadService;
   options: ServiceOptions;
@@ -44,9 +58,14 @@ export interface Services {
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
   /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings) => Promise<void>;
+  validateSettings?: (next: Settings, current: Settings, opts?: SettingsCheckOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+}
+
+/** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
+export function cacheDirOf(options: ServiceOptions): string {
+  return path.resolve(options.cacheDir ?? path.join(options.dataDir, 'cache'));
 }
 
 export async function shutdownServices(services: Services): Promise<void> {
@@ -64,18 +83,25 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
-  const gate = new Gate(options.root, [options.dataDir, dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
+  const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
-  const searchIndex = new SearchIndex({ root: options.root, dataDir: options.dataDir, skip: (abs) => gate.isProtected(abs), log: options.log });
+  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec });
+  const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
-  const closers: Services['closers'] = [];
+  const previews = createPreviews(gate, events, options);
+  const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
   const services: Services = {
     gate,
     events,
     searchIndex,
-    hooks: { around: (_ctx, operation) => operation() },
+    previews,
+    search: createSearchService(gate, searchIndex),
+    hooks: new ExecHookRunner(repos, gate, exec, options.log),
+    exec,
+    validateSettings: validateExecSettings,
     uploads: createUploads(options, gate, closers, () => services),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
@@ -86,4 +112,12 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     closers,
   };
   return services;
+}
+
+function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {
+  const cacheDir = path.join(cacheDirOf(options), 'previews');
+  gate.protect(cacheDir);
+  const previews = new PreviewService({ root: options.root, cacheDir, log: options.log });
+  previews.listen(events);
+  return previews;
 }

@@ -10,6 +10,7 @@ import type { UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
 import { cleanScope, homeScope, scopeDir } from './scope.ts';
+import { checkAllowlist } from './exec/launchers.ts';
 
 /** Fields only an admin may change. */
 const ADMIN_FIELDS = new Set(['username', 'scope', 'lockPassword', 'perm', 'commands', 'rules']);
@@ -49,6 +50,13 @@ export interface CreateUserInput {
   passwordIsHash?: boolean;
   /** Skip the policy (the first admin's generated password, imports). */
   skipPolicy?: boolean;
+  /** Allow programs that launch others (sh, env, find, python, ...) in `commands` (an admin's explicit choice). */
+  force?: boolean;
+}
+
+export interface UpdateOptions {
+  /** Allow programs that launch others in `commands` (an admin's explicit choice). */
+  force?: boolean;
 }
 
 export class UserService {
@@ -83,6 +91,8 @@ export class UserService {
     const data = this.parseData({ ...s.defaults, ...input.data });
     if (data.perm.admin) data.perm = allPermissions();
     if (data.perm.share && !data.perm.download) throw new BadRequestError('share permission requires download permission');
+    // The defaults were checked when the settings were saved; only the additions need a check.
+    checkAllowlist(data.commands, s.defaults.commands, Boolean(input.force), `commands of ${data.username}`);
     let password: string;
     if (input.passwordIsHash) {
       if (!isBcryptHash(input.data.password)) throw new BadRequestError('password hash is not a bcrypt hash');
@@ -125,7 +135,7 @@ export class UserService {
    * Applies a PUT /api/users/{id} body. `actor` is the signed-in user; `authMethod`
    * decides whether the current password is required.
    */
-  async update(actor: UserRecord, id: number, body: UserWrite, requireCurrentPassword: boolean): Promise<UserRecord> {
+  async update(actor: UserRecord, id: number, body: UserWrite, requireCurrentPassword: boolean, opts: UpdateOptions = {}): Promise<UserRecord> {
     const target = await this.repos.users.mustGet(id);
     if (!actor.perm.admin && actor.id !== target.id) throw new ForbiddenError('you may only change your own profile');
     const rawData = body.data as Record<string, unknown>;
@@ -152,6 +162,7 @@ export class UserService {
     if (fields.includes('perm') && next.perm.admin) next.perm = allPermissions();
     if (next.perm.admin) next.lockPassword = false;
     if (next.perm.share && !next.perm.download) throw new BadRequestError('share permission requires download permission');
+    if (fields.includes('commands')) checkAllowlist(next.commands, target.commands, Boolean(opts.force), `commands of ${target.username}`);
     const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
     if (fields.includes('password') && newPassword !== '') {
       if (!actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');

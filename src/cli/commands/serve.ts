@@ -21,6 +21,9 @@ interface ServeOptions {
   authHeader?: string;
   trustedProxies: string;
   index: boolean;
+  cacheDir?: string;
+  execTimeout: string;
+  execMaxOutput: string;
 }
 
 export function serveCommand(): Command {
@@ -42,7 +45,10 @@ export function serveCommand(): Command {
         .env('FM_TRUSTED_PROXIES')
         .default('127.0.0.0/8,::1'),
     )
+    .addOption(new Option('--cache-dir <dir>', 'cache folder for previews and the search index (default: <data folder>/cache)').env('FM_CACHE_DIR'))
     .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
+    .addOption(new Option('--exec-timeout <duration>', 'time limit of each command run and hook').env('FM_EXEC_TIMEOUT').default('10m'))
+    .addOption(new Option('--exec-max-output <bytes>', 'output limit of each command run and hook (e.g. 10M)').env('FM_EXEC_MAX_OUTPUT').default('10M'))
     .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
     .action(
       action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
@@ -68,11 +74,14 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const baseURL = normalizeBaseURL(opts.baseurl);
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
   let tokenLifetime: number;
+  let execTimeout: number;
   try {
     tokenLifetime = parseDuration(opts.tokenExpiration);
+    execTimeout = parseDuration(opts.execTimeout);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  const execMaxOutput = parseSize(opts.execMaxOutput);
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const log: Logger = {
@@ -97,6 +106,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     },
     log,
     dataDir: path.dirname(db.file),
+    cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
+    exec: { timeoutMs: execTimeout * 1000, maxOutputBytes: execMaxOutput },
   });
   await ensureSettings(services.repos);
   const admin = await ensureAdmin(services.repos, services.users);
@@ -133,6 +144,16 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+/** Parses a byte count such as 1048576, 512K, 10M or 1G. */
+function parseSize(raw: string): number {
+  const m = /^\s*(\d+)\s*([KMG]i?B?|B)?\s*$/i.exec(raw);
+  if (!m) throw new UsageError(`invalid size "${raw}" (use e.g. 10M, 512K or a number of bytes)`);
+  const unit = (m[2] ?? '').toUpperCase()[0];
+  const n = Number(m[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1);
+  if (n < 1) throw new UsageError(`size "${raw}" must be at least one byte`);
+  return n;
 }
 
 function normalizeBaseURL(raw: string): string {

@@ -5,6 +5,7 @@ import { SettingsSchema, type Settings } from '../../api/settings.ts';
 import { cleanScope } from '../../services/scope.ts';
 import { authenticate, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { queryFlag } from '../files-request.ts';
 import type { FmRouter } from '../types.ts';
 
 /** The settings as the API shows them (the signing key is stored elsewhere and never shown). */
@@ -50,7 +51,7 @@ export function settingsRouter(): FmRouter {
     const current = await ctx.services.repos.settings.get();
     const { authMethod: _m, auth: _a, ...changes } = body as Record<string, unknown>;
     const next = parseSettings({ ...current, ...changes, authMethod: current.authMethod, auth: current.auth });
-    await ctx.services.validateSettings?.(next, current);
+    await ctx.services.validateSettings?.(next, current, { force: queryFlag(ctx, 'force') });
     await ctx.services.repos.settings.save(next);
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';

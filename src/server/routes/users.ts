@@ -4,6 +4,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts'
 import { UserWriteSchema } from '../../api/user.ts';
 import { authenticate, requestSettings, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { queryFlag } from '../files-request.ts';
 import { presentUser } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -42,6 +43,7 @@ export function usersRouter(): FmRouter {
     const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...data, id: 0 });
     const user = await ctx.services.users.create({
       data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' },
+      force: queryFlag(ctx, 'force'),
     });
     ctx.status = 201;
     ctx.set('Location', `/settings/users/${user.id}`);
@@ -61,7 +63,7 @@ export function usersRouter(): FmRouter {
     const id = parseId(ctx);
     const body = parseWrite(ctx.request.body);
     const actor = ctx.state.user!;
-    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx));
+    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), { force: queryFlag(ctx, 'force') });
     if (updated.id === actor.id && updated.sessionEpoch !== actor.sessionEpoch) {
       // The caller's own password changed, which revoked their tokens: hand them a fresh one.
       ctx.set('X-Auth-Token', await ctx.services.tokens.issue(updated));

@@ -37,6 +37,7 @@ export interface IndexHit {
   /** Path relative to the searched folder, without a leading slash. */
   rel: string;
   isDir: boolean;
+  isLink: boolean;
 }
 
 export interface IndexOptions {
@@ -273,7 +274,7 @@ export class SearchIndex {
     };
     const hit = (id: number): IndexHit => {
       const full = store.pathOf(id);
-      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id) };
+      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id) };
     };
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
     if (!lists) {

@@ -1,0 +1,255 @@
+/**
+ * WebSocket `GET /api/command/{path}`: the command runner. Protocol (docs/exec.md):
+ * the client sends one text frame with the command line; the server sends each output line
+ * (stdout and stderr, as they come) as a plain text frame, then one JSON status frame, always
+ * the last message: `{"type":"exit","code":N}` (plus `signal`/`reason` when stopped) or
+ * `{"type":"refused","message":"..."}`; then it closes (1000 after a run, 1008 after a refusal).
+ *
+ * Before the upgrade: the Origin must be this server's own (no cross-site WebSocket, GHSA-72wf-
+ * hwcq-65h9) and the user must be signed in (`auth` cookie or `X-Auth`): otherwise the HTTP
+ * answer is 403 or 401 and no socket opens.
+ */
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type Koa from 'koa';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { FmError } from '../../errors.ts';
+import type { Services } from '../../services/index.ts';
+import { CommandRefusedError, scrubbedEnv, type ProcessResult, type RunningProcess } from '../../services/exec/index.ts';
+import { requestSettings, resolveUser } from '../middleware/auth.ts';
+import { errorBody } from '../middleware/errors.ts';
+import { pathAfter, userAccess } from '../files-request.ts';
+import type { FmContext } from '../types.ts';
+
+const PREFIX = '/api/command';
+/** How long a new socket may wait before sending its command line. */
+const FIRST_FRAME_MS = 60_000;
+/** Output is paused while this much is waiting to be sent to a slow client. */
+const HIGH_WATER = 1024 * 1024;
+/** Commands one user may run at the same time. */
+const MAX_RUNS_PER_USER = 4;
+
+interface Runs {
+  all: Set<RunningProcess>;
+  /** Running commands per user id. */
+  perUser: Map<number, number>;
+}
+
+export interface CommandRunner {
+  /** Stops every run and closes every socket (server shutdown). */
+  close(): Promise<void>;
+}
+
+/** Handles WebSocket upgrades on `server` for the command runner. */
+export function attachCommandRunner(server: http.Server, app: Koa, services: Services, baseURL: string): CommandRunner {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const runs: Runs = { all: new Set(), perUser: new Map() };
+  const prefix = `${baseURL}${PREFIX}`;
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const pathname = (req.url ?? '/').split('?')[0];
+    if (pathname !== prefix && !pathname.startsWith(`${prefix}/`)) {
+      // Another module may own other upgrade paths; answer only when nobody else listens.
+      if (server.listenerCount('upgrade') === 1) refuseUpgrade(socket, 404, '');
+      return;
+    }
+    socket.on('error', () => socket.destroy());
+    handleUpgrade(wss, app, services, baseURL, runs, req, socket, head).catch((err) => {
+      services.log.error(`command runner: ${(err as Error).message}`);
+      refuseUpgrade(socket, 500, '');
+    });
+  });
+  return {
+    async close() {
+      const stopping = [...runs.all];
+      for (const p of stopping) p.stop('cancelled');
+      for (const ws of wss.clients) ws.terminate();
+      await Promise.all(stopping.map((p) => p.done));
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+async function handleUpgrade(
+  wss: WebSocketServer,
+  app: Koa,
+  services: Services,
+  baseURL: string,
+  runs: Runs,
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+): Promise<void> {
+  if (!sameOrigin(req.headers.origin, req.headers.host)) {
+    refuseUpgrade(socket, 403, 'cross-origin WebSocket refused');
+    return;
+  }
+  // A real Koa context over the upgrade request, so the usual helpers (auth, paths) apply.
+  const ctx = app.createContext(req, new http.ServerResponse(req)) as FmContext;
+  if (baseURL) ctx.path = ctx.path.slice(baseURL.length) || '/';
+  try {
+    await resolveUser(ctx);
+  } catch (err) {
+    if (err instanceof FmError) {
+      refuseUpgrade(socket, err.status, err.message);
+      return;
+    }
+    throw err;
+  }
+  wss.handleUpgrade(req, socket, head, (ws) => session(ws, ctx, services, runs));
+}
+
+/** One command per socket. */
+function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs): void {
+  const user = ctx.state.user!;
+  const timer = setTimeout(() => refuse(ws, 'no command line was sent'), FIRST_FRAME_MS);
+  ws.on('error', () => ws.terminate());
+  ws.on('close', () => clearTimeout(timer));
+  ws.once('message', (data: RawData, isBinary: boolean) => {
+    clearTimeout(timer);
+    if (isBinary) {
+      refuse(ws, 'send the command line as a text frame');
+      return;
+    }
+    const line = rawToString(data);
+    void run(ws, ctx, services, runs, line).catch((err) => {
+      services.log.error(`command runner (${user.username}): ${(err as Error).message}`);
+      sendFinal(ws, { type: 'error', message: 'internal error' }, 1011, 'internal error');
+    });
+  });
+}
+
+async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs, line: string): Promise<void> {
+  const user = ctx.state.user!;
+  let what = `command ${JSON.stringify(line)} by ${user.username}`;
+  let plan;
+  let access;
+  try {
+    const folder = pathAfter(ctx, PREFIX).path;
+    what += ` in ${folder}`;
+    // Re-read: the user or the settings may have changed while the socket waited.
+    ctx.state.settings = undefined;
+    const settings = await requestSettings(ctx);
+    access = await userAccess(ctx);
+    plan = await services.exec.prepareRun(user, settings, access, folder, line);
+  } catch (err) {
+    if (err instanceof CommandRefusedError || err instanceof FmError) {
+      services.log.info(`${what}: refused: ${err.message}`);
+      refuse(ws, err.message);
+      return;
+    }
+    throw err;
+  }
+  if (ws.readyState !== ws.OPEN) return;
+  const running = runs.perUser.get(user.id) ?? 0;
+  if (running >= MAX_RUNS_PER_USER) {
+    refuse(ws, `you already run ${running} commands; wait for one to finish`);
+    return;
+  }
+  const env = scrubbedEnv(access.rootReal, { PWD: plan.cwd });
+  let draining: NodeJS.Timeout | undefined;
+  const proc = services.exec.start(plan, env, {
+    line: (text) => {
+      if (ws.readyState !== ws.OPEN) return;
+      ws.send(text);
+      if (!draining && ws.bufferedAmount > HIGH_WATER) {
+        proc.pause();
+        draining = setInterval(() => {
+          if (ws.bufferedAmount < HIGH_WATER / 4 || ws.readyState !== ws.OPEN) {
+            clearInterval(draining);
+            draining = undefined;
+            proc.resume();
+          }
+        }, 20);
+      }
+    },
+  });
+  runs.perUser.set(user.id, running + 1);
+  runs.all.add(proc);
+  ws.on('close', () => proc.stop('cancelled'));
+  const result = await proc.done;
+  runs.all.delete(proc);
+  const left = (runs.perUser.get(user.id) ?? 1) - 1;
+  if (left > 0) runs.perUser.set(user.id, left);
+  else runs.perUser.delete(user.id);
+  if (draining) clearInterval(draining);
+  services.exec.logResult(what, result);
+  if (ws.readyState !== ws.OPEN) return;
+  if (result.reason === 'time limit' || result.reason === 'output limit') {
+    ws.send(`fm: the command was stopped: ${result.reason} reached`);
+  }
+  if (result.error) ws.send(`fm: the command could not start (${result.error})`);
+  sendFinal(ws, exitFrame(result), 1000, `exit ${result.code}`);
+}
+
+function exitFrame(r: ProcessResult): Record<string, unknown> {
+  const frame: Record<string, unknown> = { type: 'exit', code: r.code };
+  if (r.signal) frame.signal = r.signal;
+  if (r.reason) frame.reason = r.reason;
+  if (r.error) frame.error = r.error;
+  return frame;
+}
+
+/** A refusal: the message as a plain line (for clients that only print), the status frame, 1008. */
+function refuse(ws: WebSocket, message: string): void {
+  if (ws.readyState !== ws.OPEN) return;
+  ws.send(`Command not allowed: ${message}`);
+  sendFinal(ws, { type: 'refused', message }, 1008, message);
+}
+
+function sendFinal(ws: WebSocket, frame: Record<string, unknown>, code: number, reason: string): void {
+  if (ws.readyState !== ws.OPEN) return;
+  ws.send(JSON.stringify(frame));
+  ws.close(code, truncateReason(reason));
+}
+
+/** Close reasons are limited to 123 bytes. */
+function truncateReason(reason: string): string {
+  let r = reason;
+  while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
+  return r;
+}
+
+function rawToString(data: RawData): string {
+  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return data.toString('utf8');
+}
+
+/**
+ * Whether a WebSocket's Origin is this server. A missing Origin is accepted: browsers always
+ * send one on WebSockets, so only non-browser clients (which hold their own token) omit it.
+ * The host names must match; the port must match when the Host header names one, otherwise the
+ * Origin must use its scheme's default port (a TLS proxy in front keeps working).
+ */
+export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined) return true;
+  if (!host) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  let hostUrl: URL;
+  try {
+    hostUrl = new URL(`http://${host}`);
+  } catch {
+    return false;
+  }
+  if (url.hostname.toLowerCase() !== hostUrl.hostname.toLowerCase()) return false;
+  const hostPort = /:(\d+)$/.exec(host)?.[1];
+  if (hostPort) return (url.port || (url.protocol === 'https:' ? '443' : '80')) === hostPort;
+  return url.port === '';
+}
+
+/** Answers an upgrade request with a plain HTTP error and closes the connection. */
+function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  if (socket.destroyed) return;
+  const body = errorBody(status, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n` +
+      'Connection: close\r\nContent-Type: text/plain; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

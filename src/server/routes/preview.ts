@@ -1,0 +1,136 @@
+/**
+ * GET /api/preview/{thumb|big}/{path}: image previews (see services/previews.ts). Needs the
+ * download permission. Images that get no conversion (GIF, SVG, BMP…, or when thumbnails or
+ * resizing are turned off in the settings) are answered with the original file, under the
+ * same protective headers as raw downloads. `?key=<mtime ms>` (what the UI sends) makes the
+ * answer cacheable for a long time; without it clients revalidate with the ETag.
+ */
+import fsp from 'node:fs/promises';
+import Router from '@koa/router';
+import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
+import { authenticate, requestSettings } from '../middleware/auth.ts';
+import type { Target } from '../../services/files/gate.ts';
+import { openForRead } from '../../services/files/io.ts';
+import { baseName, parseRequestPath } from '../../services/files/paths.ts';
+import { mimeOf } from '../../services/files/types.ts';
+import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
+import { queryString, userAccess } from '../files-request.ts';
+import type { FmContext, FmRouter } from '../types.ts';
+
+const PREFIX = '/api/preview/';
+const LONG_CACHE = 'private, max-age=31536000, immutable';
+
+/**
+ * CSP for user files served from our origin: nothing may run or load (an SVG's script, an
+ * HTML page's forms), and `sandbox` gives the document an opaque origin.
+ * TODO(lead): the raw-download route has the same headers; unify in one serve-file helper.
+ */
+export const USER_FILE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox";
+
+async function getPreview(ctx: FmContext): Promise<void> {
+  const rest = ctx.path.slice(PREFIX.length);
+  const slash = rest.indexOf('/');
+  const size = slash < 0 ? rest : rest.slice(0, slash);
+  if (!(PREVIEW_SIZES as readonly string[]).includes(size)) throw new BadRequestError(`unknown preview size "${size}" (use thumb or big)`);
+  const { path: virtual } = parseRequestPath(slash < 0 ? '/' : rest.slice(slash));
+  const access = await userAccess(ctx);
+  const target = await ctx.services.gate.resolve(access, virtual, 'download');
+  if (!target.stat?.isFile() || previewPlan(target.virtual) === undefined) {
+    throw new NotImplementedStatusError(`${baseName(target.virtual) || 'the root folder'} is not an image`);
+  }
+  const settings = await requestSettings(ctx);
+  const convert = size === 'thumb' ? settings.enableThumbnails : settings.resizePreview;
+
+  const st = target.stat;
+  const stamp = Math.trunc(st.mtimeMs);
+  ctx.status = 200;
+  const variant = convert ? `${size}-v${PREVIEW_FORMAT_VERSION}` : `${size}-raw`;
+  ctx.set('ETag', `"${variant}-${st.ino.toString(36)}-${Math.round(st.mtimeMs * 1000).toString(36)}-${st.size.toString(36)}"`);
+  ctx.lastModified = new Date(stamp);
+  // Set only on success: an error must never be cached for a year.
+  const cacheControl = keyMatches(queryString(ctx, 'key'), stamp) ? LONG_CACHE : 'private, no-cache';
+  if (ctx.fresh) {
+    ctx.status = 304;
+    ctx.set('Cache-Control', cacheControl);
+    return;
+  }
+  let outcome: PreviewOutcome = { kind: 'raw' };
+  if (convert) {
+    const gone = clientGone(ctx);
+    try {
+      outcome = await ctx.services.previews.preview(target, size as PreviewSize, gone);
+    } catch (err) {
+      if (!gone.aborted) throw err;
+      ctx.respond = false; // the client left while the conversion waited: nobody to answer
+      return;
+    }
+  }
+  await send(ctx, target, size as PreviewSize, outcome);
+  ctx.set('Cache-Control', cacheControl);
+}
+
+/** The UI sends `key=<Date.parse(modified)>`; an RFC 3339 date is accepted too. */
+function keyMatches(key: string | undefined, stamp: number): boolean {
+  if (!key) return false;
+  const n = /^\d+$/.test(key) ? Number(key) : Date.parse(key);
+  return n === stamp;
+}
+
+async function send(ctx: FmContext, target: Target, size: PreviewSize, outcome: PreviewOutcome, retry = true): Promise<void> {
+  switch (outcome.kind) {
+    case 'buffer':
+      ctx.type = outcome.type;
+      ctx.body = outcome.data;
+      return;
+    case 'file': {
+      let fh: fsp.FileHandle;
+      try {
+        fh = await fsp.open(outcome.file);
+      } catch (err) {
+        // Dropped from the cache in between (the file changed): make it again.
+        if (!retry) throw err;
+        return send(ctx, target, size, await ctx.services.previews.preview(target, size), false);
+      }
+      ctx.type = outcome.type;
+      ctx.length = outcome.size;
+      ctx.body = fh.createReadStream();
+      return;
+    }
+    case 'raw':
+      await sendUserFile(ctx, target);
+  }
+}
+
+/**
+ * Streams a resolved user file inline with protective headers (CSP sandbox; nosniff is global).
+ * TODO(lead): shared with the raw route; move into one serve-file helper.
+ */
+export async function sendUserFile(ctx: FmContext, target: Target): Promise<void> {
+  const fh = await openForRead(target);
+  const name = baseName(target.virtual);
+  ctx.type = mimeOf(name);
+  ctx.length = target.stat!.size;
+  ctx.set('Content-Security-Policy', USER_FILE_CSP);
+  ctx.set('Content-Disposition', `inline; filename*=UTF-8''${encodeRFC5987(name)}`);
+  ctx.body = fh.createReadStream();
+}
+
+function encodeRFC5987(s: string): string {
+  return encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Aborts when the client disconnects before the response is complete. */
+export function clientGone(ctx: FmContext): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableFinished) controller.abort(new Error('the client went away'));
+  });
+  return controller.signal;
+}
+
+export function previewRouter(): FmRouter {
+  const router: FmRouter = new Router();
+  router.get('/api/preview/:size', authenticate, getPreview);
+  router.get('/api/preview/:size/{*path}', authenticate, getPreview);
+  return router;
+}

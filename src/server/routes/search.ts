@@ -1,0 +1,53 @@
+/**
+ * GET /api/search/{dir}?query=: matches under a folder, streamed as NDJSON lines
+ * `{"dir":bool,"path":"rel/to/dir"}` as they are found (query syntax: services/search/query.ts).
+ * The search stops when the client disconnects.
+ */
+import Router from '@koa/router';
+import type { SearchResultDto } from '../../api/files.ts';
+import { BadRequestError } from '../../errors.ts';
+import { authenticate } from '../middleware/auth.ts';
+import type { Access, Target } from '../../services/files/gate.ts';
+import { parseQuery } from '../../services/search/query.ts';
+import { ndjsonStream } from '../../services/search/ndjson.ts';
+import { pathAfter, queryString, userAccess } from '../files-request.ts';
+import type { FmContext, FmRouter } from '../types.ts';
+
+const PREFIX = '/api/search';
+
+async function search(ctx: FmContext): Promise<void> {
+  const query = parseQuery(queryString(ctx, 'query') ?? '');
+  const access = await userAccess(ctx);
+  const target = await ctx.services.gate.resolve(access, pathAfter(ctx, PREFIX).path, 'read');
+  if (!target.isDir) throw new BadRequestError('search needs a folder');
+  const controller = new AbortController();
+  ctx.res.once('close', () => controller.abort(new Error('the client went away')));
+  ctx.type = 'application/x-ndjson';
+  ctx.set('X-Accel-Buffering', 'no'); // proxies must not hold the stream back
+  ctx.body = ndjsonStream(results(ctx, access, target, query, controller.signal), controller, {
+    onError: (err) => ctx.services.log.error(`search in ${target.virtual} failed: ${(err as Error).message}`),
+  });
+}
+
+/** The service's matches as wire lines, each re-checked against the rules before it leaves. */
+async function* results(
+  ctx: FmContext,
+  access: Access,
+  target: Target,
+  query: ReturnType<typeof parseQuery>,
+  signal: AbortSignal,
+): AsyncGenerator<SearchResultDto> {
+  const { gate, search: service } = ctx.services;
+  const base = target.virtual === '/' ? '/' : `${target.virtual}/`;
+  for await (const r of service.search(access, target, query, signal)) {
+    if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
+    yield { dir: r.dir, path: r.virtual.slice(base.length) };
+  }
+}
+
+export function searchRouter(): FmRouter {
+  const router: FmRouter = new Router();
+  router.get(PREFIX, authenticate, search);
+  router.get(`${PREFIX}/{*path}`, authenticate, search);
+  return router;
+}

@@ -1,0 +1,57 @@
+/**
+ * Search through the live index once it is ready, through the walk until then. Every hit is
+ * checked like a walked entry would be: the path and all its ancestors visible to the access
+ * (rules, hidden dotfiles), links resolved and left out when they lead out of the scope.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Access, Gate, Target } from '../files/gate.ts';
+import { resolveLink } from '../files/info.ts';
+import type { SearchIndex } from '../indexer/index.ts';
+import { matches, type SearchQuery } from './query.ts';
+import type { SearchResult, SearchService } from './index.ts';
+
+const YIELD_EVERY = 1000;
+
+export class IndexedSearch implements SearchService {
+  constructor(
+    private readonly gate: Gate,
+    private readonly index: SearchIndex,
+    private readonly fallback: SearchService,
+  ) {}
+
+  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult> {
+    if (!target.isDir || signal.aborted) return;
+    if (!this.index.isReady) {
+      yield* this.fallback.search(access, target, query, signal);
+      return;
+    }
+    const others: SearchQuery = { ...query, terms: [] };
+    const filter = (e: { name: string; isDir: boolean; size: number; mtimeMs: number }) => matches(others, e);
+    const base = target.virtual === '/' ? '' : target.virtual;
+    const rootAbs = target.real;
+    let n = 0;
+    for (const hit of this.index.query(target.real, query.terms, query.caseSensitive, filter)) {
+      if (++n % YIELD_EVERY === 0) await yieldToLoop();
+      if (signal.aborted) return;
+      const virtual = `${base}/${hit.rel}`;
+      if (!this.visibleWithAncestors(access, base, virtual)) continue;
+      let dir = hit.isDir;
+      if (hit.isLink) {
+        const resolved = resolveLink(this.gate, access.rootReal, `${rootAbs}/${hit.rel}`);
+        if (resolved === 'escapes') continue;
+        dir = resolved?.isDirectory() ?? false;
+      }
+      yield { virtual, dir };
+    }
+  }
+
+  /** The walk prunes denied folders; the index must hide what lies below them too. */
+  private visibleWithAncestors(access: Access, base: string, virtual: string): boolean {
+    if (!this.gate.visible(access, virtual)) return false;
+    if (access.rules.isEmpty) return true;
+    for (let i = virtual.indexOf('/', base.length + 1); i > 0; i = virtual.indexOf('/', i + 1)) {
+      if (!this.gate.visible(access, virtual.slice(0, i))) return false;
+    }
+    return true;
+  }
+}

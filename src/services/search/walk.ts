@@ -1,0 +1,56 @@
+/**
+ * Search by walking the tree (filebrowser's method): every visible entry under the folder is
+ * matched by name, and stat-ed only when the query filters on size or time. Denied folders are
+ * pruned by the gate's visible-tree walk; symlinks are never followed, and links leading out
+ * of the scope are left out as listings leave them out.
+ */
+import fs from 'node:fs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Access, Gate, Target } from '../files/gate.ts';
+import { resolveLink } from '../files/info.ts';
+import { isPartialName } from '../files/io.ts';
+import { matches, needsStat, type SearchQuery } from './query.ts';
+import type { SearchResult, SearchService } from './index.ts';
+
+export class WalkSearch implements SearchService {
+  constructor(private readonly gate: Gate) {}
+
+  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult> {
+    if (!target.isDir || signal.aborted) return;
+    const withStat = needsStat(query);
+    let stats = 0;
+    for await (const entry of this.gate.visibleTree(target)) {
+      if (signal.aborted) return;
+      const { dirent } = entry;
+      if (isPartialName(dirent.name)) continue;
+      let isDir = dirent.isDirectory();
+      let st: fs.Stats | undefined;
+      if (dirent.isSymbolicLink()) {
+        const resolved = resolveLink(this.gate, access.rootReal, entry.abs);
+        if (resolved === 'escapes') continue;
+        isDir = resolved?.isDirectory() ?? false;
+        st = resolved ?? (withStat ? lstatOrUndefined(entry.abs) : undefined);
+      } else if (withStat) {
+        // Synchronous lstat in small batches: several times faster than the thread pool on a
+        // long walk, and yielding between batches keeps the server responsive.
+        if (++stats % STAT_BATCH === 0) await yieldToLoop();
+        st = lstatOrUndefined(entry.abs);
+        if (!st) continue; // vanished meanwhile
+      }
+      if (matches(query, { name: dirent.name, isDir, size: st?.size, mtimeMs: st?.mtimeMs })) {
+        yield { virtual: entry.virtual, dir: isDir };
+      }
+    }
+  }
+}
+
+const STAT_BATCH = 256;
+
+/** lstat, or undefined when the entry vanished or cannot be read meanwhile. */
+function lstatOrUndefined(abs: string): fs.Stats | undefined {
+  try {
+    return fs.lstatSync(abs);
+  } catch {
+    return undefined;
+  }
+}
