@@ -1,4 +1,4 @@
-/** Helpers for the tus tests: a server with its root outside its home, raw HTTP, tus calls. */
+/** Helpers for the tus tests: a server, raw HTTP requests, tus calls. */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -17,8 +17,8 @@ export interface TusFm {
 }
 
 /**
- * Starts fm with the root in its own temp folder (outside the data folder, which the gate
- * protects as a whole) and logs in as admin.
+ * Starts fm with the root in its own temp folder beside the data folder (so staging goes to
+ * `<home>/uploads`) and logs in as admin.
  */
 export async function startTusFm(opts: StartOptions = {}): Promise<TusFm> {
   const root = opts.root ?? tempDir('fm-tus-root-');

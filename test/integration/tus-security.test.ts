@@ -212,7 +212,7 @@ describe('tus security', () => {
       fs.rmSync(root, { recursive: true, force: true });
     });
 
-    it('keeps partial uploads in a hidden, protected .fm-uploads that no request reaches', async () => {
+    it('keeps partial uploads in a hidden, protected .fm-uploads that no listing, search or request reaches', async () => {
       const c = new Tus(inner.admin, inner.fm.url);
       expect((await c.create('/pending.bin', 10)).status).toBe(201);
       expect((await c.patch('/pending.bin', 0, '12345')).status).toBe(204);
@@ -221,14 +221,25 @@ describe('tus security', () => {
       const part = staged.find((n) => n.endsWith('.part'))!;
 
       const listing = await inner.admin.json<{ items: Array<{ name: string }> }>('/api/resources/');
-      expect(listing.items.map((i) => i.name)).toEqual([]);
+      expect(listing.items.map((i) => i.name)).not.toContain('.fm-uploads');
+      expect(listing.items.map((i) => i.name)).not.toContain('pending.bin');
       expect((await inner.admin.fetch('/api/resources/.fm-uploads')).status).toBe(404);
       expect((await inner.admin.fetch(`/api/resources/.fm-uploads/${part}`)).status).toBeGreaterThanOrEqual(403);
       const headers = { 'X-Auth': inner.admin.token, 'Upload-Length': '1' };
       expect((await raw(inner.fm.url, 'POST', `/api/tus/.fm-uploads/${part}`, { ...headers, 'Upload-Length': '5' })).status).toBeGreaterThanOrEqual(403);
       expect((await raw(inner.fm.url, 'POST', '/api/tus/.fm-uploads', headers)).status).toBeGreaterThanOrEqual(403);
       expect((await raw(inner.fm.url, 'POST', '/api/tus/fm-data/fm.db', { ...headers, 'Upload-Length': '1' })).status).toBeGreaterThanOrEqual(403);
+      const search = async (query: string) => {
+        const res = await inner.admin.fetch(`/api/search/?query=${encodeURIComponent(query)}`);
+        expect(res.status).toBe(200);
+        return (await res.text()).split('\n').filter((l) => l.trim());
+      };
+      expect(await search('part')).toEqual([]);
+      expect(await search('fm-uploads')).toEqual([]);
+      expect(await search(part.slice(0, 12))).toEqual([]);
+      expect(await search('pending')).toEqual([]);
       expect((await c.patch('/pending.bin', 5, '67890')).status).toBe(204);
+      expect((await search('pending')).map((l) => JSON.parse(l).path)).toEqual(['pending.bin']);
       expect(fs.readFileSync(path.join(root, 'pending.bin'), 'utf8')).toBe('1234567890');
       expect(fs.readdirSync(path.join(root, '.fm-uploads'))).toEqual([]);
     });
