@@ -12,9 +12,13 @@ const webOut = path.join(dist, 'web');
 const started = Date.now();
 
 async function buildServer() {
+  fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
   await build({
-    entryPoints: [path.join(root, 'src/cli/main.ts')],
-    outfile: path.join(dist, 'cli.js'),
+    // Split so that each command loads only what it needs (`fm version` stays fast).
+    entryPoints: { cli: path.join(root, 'src/cli/main.ts') },
+    outdir: path.join(dist, 'server'),
+    splitting: true,
+    chunkNames: 'chunk-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',

@@ -1,49 +1,79 @@
 /** The fm command tree. Actions live one file per group under commands/. */
 import { Command, CommanderError, Option } from 'commander';
-import { ExitError } from './run.ts';
+import { toExitError } from './run.ts';
+import { applyLayers, loadConfigFile, type FileValues } from './layers.ts';
 import { serveCommand } from './commands/serve.ts';
 import { usersCommand } from './commands/users.ts';
+import { configCommand } from './commands/config.ts';
+import { rulesCommand } from './commands/rules.ts';
+import { cmdsCommand } from './commands/cmds.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
+import { completionCommand } from './commands/completion.ts';
 import { VERSION } from '../version.ts';
+
+/** One factory per command group (one file each under commands/). */
+const GROUPS: Array<() => Command> = [
+  serveCommand,
+  usersCommand,
+  configCommand,
+  rulesCommand,
+  cmdsCommand,
+  hashCommand,
+  versionCommand,
+  completionCommand,
+];
 
 export function buildProgram(): Command {
   const program = new Command('fm')
     .description('a self-hosted web file manager')
     .version(VERSION, '-v, --version', 'print the version')
     .addOption(new Option('-d, --database <file>', 'database file (default: $XDG_DATA_HOME/fm/fm.db)').env('FM_DATABASE'))
+    .addOption(new Option('-c, --config <file>', 'read option values from this YAML or JSON file').env('FM_CONFIG'))
     .option('--json', 'print machine-readable JSON')
     .showSuggestionAfterError()
-    .addCommand(serveCommand())
-    .addCommand(usersCommand())
-    .addCommand(hashCommand())
-    .addCommand(versionCommand());
+    .addHelpText(
+      'after',
+      `
+Every option can also be set as FM_<NAME> in the environment (--tus-chunk-size is
+FM_TUS_CHUNK_SIZE) or as a key of the --config file; a flag wins over the environment,
+which wins over the file, which wins over the database.
+
+Examples:
+  fm serve /srv/files                  serve a folder on http://127.0.0.1:8080
+  fm users add alice --scope /alice    add a user (asks for the password)
+  fm config set --signup --create-user-dir
+  fm rules add /private                hide /private from every user
+  man fm                               the manual`,
+    );
+  for (const group of GROUPS) program.addCommand(group());
+  program.hook('preAction', async (_program, actionCommand) => {
+    const file = actionCommand.optsWithGlobals<{ config?: string }>().config;
+    const values: FileValues = file ? await loadConfigFile(file) : new Map();
+    applyLayers(actionCommand, process.env, values);
+  });
   return program;
 }
 
-/** Applies exitOverride to a command tree so commander throws instead of exiting. */
-function overrideExits(cmd: Command): void {
+/** Makes commander throw instead of exiting, and prints its errors as `fm: ...` lines. */
+function configure(cmd: Command): void {
   cmd.exitOverride();
-  for (const sub of cmd.commands) overrideExits(sub);
+  cmd.configureOutput({ outputError: (str, write) => write(str.replace(/^error: /, 'fm: ')) });
+  cmd.configureHelp({ showGlobalOptions: true });
+  for (const sub of cmd.commands) configure(sub);
 }
 
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
-  overrideExits(program);
+  configure(program);
   try {
     await program.parseAsync(argv);
     return 0;
   } catch (err) {
-    if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
-      return err.exitCode === 0 ? 0 : 2;
-    }
-    if (err instanceof ExitError) {
-      process.stderr.write(`fm: ${err.message}\n`);
-      return err.exitCode;
-    }
-    process.stderr.write(`fm: ${(err as Error)?.message ?? String(err)}\n`);
-    return 1;
+    // Commander printed the help, the version or the usage error already.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    const exit = toExitError(err);
+    process.stderr.write(`fm: ${exit.message}\n`);
+    return exit.exitCode;
   }
 }
-

@@ -13,12 +13,16 @@ import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
-import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits, type SettingsCheckOptions } from './exec/index.ts';
+import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits } from './exec/index.ts';
 import { ExecHookRunner } from './exec/hooks.ts';
+import type { AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 
 export interface ServiceOptions {
-  /** Absolute, real path of the folder fm serves. */
+  /**
+   * Absolute, real path of the folder fm serves; '' in the admin CLI, which serves no files.
+   * So that the CLI can build the same services, createServices must not start background work.
+   */
   root: string;
   /** Token lifetime in seconds. */
   tokenLifetime: number;
@@ -57,8 +61,11 @@ export interface Services {
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
   onUserDeleted?: (user: UserRecord) => Promise<void>;
-  /** Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse. */
-  validateSettings?: (next: Settings, current: Settings, opts?: SettingsCheckOptions) => Promise<void>;
+  /**
+   * Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse.
+   * Called by saveSettings (services/settings.ts) for the API and the CLI alike.
+   */
+  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }

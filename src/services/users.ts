@@ -11,6 +11,7 @@ import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
 import { cleanScope, homeScope, scopeDir } from './scope.ts';
 import { checkAllowlist } from './exec/launchers.ts';
+import { checkRules, type AllowlistOptions } from './settings.ts';
 
 /** Fields only an admin may change. */
 const ADMIN_FIELDS = new Set(['username', 'scope', 'lockPassword', 'perm', 'commands', 'rules']);
@@ -50,18 +51,20 @@ export interface CreateUserInput {
   passwordIsHash?: boolean;
   /** Skip the policy (the first admin's generated password, imports). */
   skipPolicy?: boolean;
-  /** Allow programs that launch others (sh, env, find, python, ...) in `commands` (an admin's explicit choice). */
-  force?: boolean;
-}
-
-export interface UpdateOptions {
-  /** Allow programs that launch others in `commands` (an admin's explicit choice). */
-  force?: boolean;
 }
 
 export class UserService {
   /** Serialises creations so that two requests cannot claim the same home folder. */
   private chain: Promise<unknown> = Promise.resolve();
+
+  /**
+   * Checks a command allowlist a write sets: launcher programs (sh, env, find, python, ...) are
+   * refused unless `options.allowLaunchers`; entries already in `previous` are not re-checked.
+   * Applies to the users API and the CLI alike.
+   */
+  validateCommands(commands: string[], options: AllowlistOptions = {}, previous: readonly string[] = []): void {
+    checkAllowlist(commands, previous, Boolean(options.allowLaunchers), 'commands');
+  }
 
   constructor(
     private readonly repos: Repos,
@@ -86,13 +89,14 @@ export class UserService {
   }
 
   /** Creates a user with the policy, unique name and home folder rules. */
-  async create(input: CreateUserInput, settings?: Settings): Promise<UserRecord> {
+  async create(input: CreateUserInput, settings?: Settings, options: AllowlistOptions = {}): Promise<UserRecord> {
     const s = settings ?? (await this.repos.settings.get());
     const data = this.parseData({ ...s.defaults, ...input.data });
     if (data.perm.admin) data.perm = allPermissions();
     if (data.perm.share && !data.perm.download) throw new BadRequestError('share permission requires download permission');
-    // The defaults were checked when the settings were saved; only the additions need a check.
-    checkAllowlist(data.commands, s.defaults.commands, Boolean(input.force), `commands of ${data.username}`);
+    checkRules(data.rules, 'the user\'s rules');
+    // The defaults' commands were checked when the settings were saved; only additions need a check.
+    if (input.data.commands !== undefined) this.validateCommands(data.commands, options, s.defaults.commands);
     let password: string;
     if (input.passwordIsHash) {
       if (!isBcryptHash(input.data.password)) throw new BadRequestError('password hash is not a bcrypt hash');
@@ -135,7 +139,13 @@ export class UserService {
    * Applies a PUT /api/users/{id} body. `actor` is the signed-in user; `authMethod`
    * decides whether the current password is required.
    */
-  async update(actor: UserRecord, id: number, body: UserWrite, requireCurrentPassword: boolean, opts: UpdateOptions = {}): Promise<UserRecord> {
+  async update(
+    actor: UserRecord,
+    id: number,
+    body: UserWrite,
+    requireCurrentPassword: boolean,
+    options: AllowlistOptions = {},
+  ): Promise<UserRecord> {
     const target = await this.repos.users.mustGet(id);
     if (!actor.perm.admin && actor.id !== target.id) throw new ForbiddenError('you may only change your own profile');
     const rawData = body.data as Record<string, unknown>;
@@ -162,7 +172,10 @@ export class UserService {
     if (fields.includes('perm') && next.perm.admin) next.perm = allPermissions();
     if (next.perm.admin) next.lockPassword = false;
     if (next.perm.share && !next.perm.download) throw new BadRequestError('share permission requires download permission');
-    if (fields.includes('commands')) checkAllowlist(next.commands, target.commands, Boolean(opts.force), `commands of ${target.username}`);
+    if (fields.includes('rules')) checkRules(next.rules, 'the user\'s rules');
+    if (fields.includes('commands') && next.commands.join('\0') !== target.commands.join('\0')) {
+      this.validateCommands(next.commands, options, target.commands);
+    }
     const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
     if (fields.includes('password') && newPassword !== '') {
       if (!actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');

@@ -67,7 +67,7 @@ describe('validateExecSettings', () => {
   it('EXEC: refuses a launcher in defaults.commands unless forced', async () => {
     const next = { ...base, defaults: { ...base.defaults, commands: ['ls', 'find'] } };
     await expect(validateExecSettings(next, base)).rejects.toThrow(/defaults\.commands: "find" can launch/);
-    await expect(validateExecSettings(next, base, { force: true })).resolves.toBeUndefined();
+    await expect(validateExecSettings(next, base, { allowLaunchers: true })).resolves.toBeUndefined();
   });
 
   it('EXEC: refuses hook lines fm cannot run safely, naming the trigger', async () => {

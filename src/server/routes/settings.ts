@@ -1,8 +1,8 @@
 /** GET/PUT /api/settings (admins only). The auth method and its options are changed by the CLI only. */
 import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
-import { SettingsSchema, type Settings } from '../../api/settings.ts';
-import { cleanScope } from '../../services/scope.ts';
+import type { Settings } from '../../api/settings.ts';
+import { saveSettings } from '../../services/settings.ts';
 import { authenticate, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { queryFlag } from '../files-request.ts';
@@ -18,25 +18,6 @@ export function presentSettings(s: Settings, effectiveMethod: string) {
   };
 }
 
-/** Validates a new settings object; throws 400 naming the first bad field. */
-export function parseSettings(raw: unknown): Settings {
-  const r = SettingsSchema.safeParse(raw);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    throw new BadRequestError(`invalid settings: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
-  }
-  for (const rule of [...r.data.rules]) {
-    if (rule.regex) {
-      try {
-        new RegExp(rule.regexp.raw);
-      } catch {
-        throw new BadRequestError(`invalid regular expression in rules: ${rule.regexp.raw}`);
-      }
-    } else if (!rule.path) throw new BadRequestError('a path rule needs a path');
-  }
-  return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
-}
-
 export function settingsRouter(): FmRouter {
   const router: FmRouter = new Router();
 
@@ -50,9 +31,7 @@ export function settingsRouter(): FmRouter {
     if (!body || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('expected a settings object');
     const current = await ctx.services.repos.settings.get();
     const { authMethod: _m, auth: _a, ...changes } = body as Record<string, unknown>;
-    const next = parseSettings({ ...current, ...changes, authMethod: current.authMethod, auth: current.auth });
-    await ctx.services.validateSettings?.(next, current, { force: queryFlag(ctx, 'force') });
-    await ctx.services.repos.settings.save(next);
+    await saveSettings(ctx.services, { ...current, ...changes, authMethod: current.authMethod, auth: current.auth }, { allowLaunchers: queryFlag(ctx, 'force') });
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';
   });

@@ -41,10 +41,11 @@ export function usersRouter(): FmRouter {
     if (typeof data.password !== 'string' || !data.password) throw new BadRequestError('password is empty');
     if (typeof data.username !== 'string') throw new BadRequestError('username is empty');
     const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...data, id: 0 });
-    const user = await ctx.services.users.create({
-      data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' },
-      force: queryFlag(ctx, 'force'),
-    });
+    const user = await ctx.services.users.create(
+      { data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' } },
+      undefined,
+      { allowLaunchers: queryFlag(ctx, 'force') },
+    );
     ctx.status = 201;
     ctx.set('Location', `/settings/users/${user.id}`);
     ctx.type = 'text/plain; charset=utf-8';
@@ -63,7 +64,7 @@ export function usersRouter(): FmRouter {
     const id = parseId(ctx);
     const body = parseWrite(ctx.request.body);
     const actor = ctx.state.user!;
-    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), { force: queryFlag(ctx, 'force') });
+    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), { allowLaunchers: queryFlag(ctx, 'force') });
     if (updated.id === actor.id && updated.sessionEpoch !== actor.sessionEpoch) {
       // The caller's own password changed, which revoked their tokens: hand them a fresh one.
       ctx.set('X-Auth-Token', await ctx.services.tokens.issue(updated));

@@ -2,6 +2,7 @@
  * Command execution: the runner behind `GET /api/command/{path}`, the event hooks and the auth
  * hook all go through here. See docs/exec.md for what is refused and why.
  */
+import type { AllowlistOptions } from '../settings.ts';
 import { FmError } from '../../errors.ts';
 import type { Settings } from '../../api/settings.ts';
 import { HOOK_TRIGGERS } from '../../api/settings.ts';
@@ -97,23 +98,18 @@ export class ExecService {
   }
 }
 
-export interface SettingsCheckOptions {
-  /** Let launchers into defaults.commands (an admin's explicit choice). */
-  force?: boolean;
-}
-
 /**
  * Checks new settings for exec: a supported shell, no launcher newly added to the default
  * allowlist unless forced, and hook lines fm can run. Throws 400 with the reason.
  */
-export async function validateExecSettings(next: Settings, current: Settings, opts: SettingsCheckOptions = {}): Promise<void> {
+export async function validateExecSettings(next: Settings, current: Settings, opts: AllowlistOptions = {}): Promise<void> {
   checkShellSetting(next.shell);
   if (next.shell.length) {
     await resolveProgram(next.shell[0]).catch((err: Error) => {
       throw new BadRequestError(`shell: ${err.message}`);
     });
   }
-  checkAllowlist(next.defaults.commands, current.defaults.commands, Boolean(opts.force), 'defaults.commands');
+  checkAllowlist(next.defaults.commands, current.defaults.commands, Boolean(opts.allowLaunchers), 'defaults.commands');
   for (const trigger of HOOK_TRIGGERS) {
     const before = new Set(current.commands[trigger] ?? []);
     for (const line of next.commands[trigger] ?? []) {

@@ -8,15 +8,14 @@ import { Staging, chooseStagingDir } from './staging.ts';
 export { UploadService, type UploadStatus } from './service.ts';
 
 /**
- * The upload service of an instance. Its staging folder is protected by the gate; its sweeper
- * starts now and stops with the other services (`closers`). `services` is read lazily (the
- * hook runner may be replaced after start-up).
+ * The upload service of an instance; its staging folder is protected by the gate. Nothing runs
+ * in the background until `start()` (called by `fm serve`; the admin CLI builds the same
+ * services with no root). `services` is read lazily (hooks and events are used per upload).
  */
 export function createUploads(options: ServiceOptions, gate: Gate, closers: Services['closers'], services: () => Services): UploadService {
-  const staging = new Staging(chooseStagingDir(options.root, options.dataDir));
-  gate.protect(staging.dir);
+  const staging = new Staging(options.root ? chooseStagingDir(options.root, options.dataDir) : '');
+  if (options.root) gate.protect(staging.dir);
   const uploads = new UploadService(services, staging, diskSpaceFromEnv());
-  uploads.start();
   closers.push(() => uploads.close());
   return uploads;
 }

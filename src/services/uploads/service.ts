@@ -66,8 +66,9 @@ export class UploadService {
     private readonly disk: DiskSpace,
   ) {}
 
-  /** Starts the periodic sweep of stale uploads (first run shortly after start-up). */
+  /** Starts the periodic sweep of stale uploads (first run shortly after start-up); idempotent. */
   start(): void {
+    if (this.timer || !this.staging.dir) return;
     const run = () => void this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
     const first = setTimeout(run, 1_000);
     first.unref();

@@ -108,6 +108,40 @@ export class UsersRepo {
     return prev;
   }
 
+  /**
+   * Replaces every user at once (imports). The invariants are checked on the new set before
+   * anything is written (valid distinct ids, unique usernames, at least one admin); if a write
+   * fails, the previous users are restored. Records keep their ids, and the id sequence never
+   * goes backwards, so an id is not handed out twice.
+   */
+  async replaceAll(records: UserRecord[]): Promise<void> {
+    const ids = new Set<number>();
+    const names = new Set<string>();
+    const clean = records.map((r) => ({ ...r, username: cleanUsername(r.username) }));
+    for (const r of clean) {
+      if (!Number.isSafeInteger(r.id) || r.id <= 0) throw new BadRequestError(`invalid user id ${r.id}`);
+      if (ids.has(r.id)) throw new ConflictError(`user id ${r.id} appears twice`);
+      if (names.has(nameKey(r.username))) throw new ConflictError(`username "${r.username}" is already taken`);
+      ids.add(r.id);
+      names.add(nameKey(r.username));
+    }
+    if (!clean.some((r) => r.perm.admin)) throw new ForbiddenError('the instance would be left without an admin');
+    const before = await this.db.entries<unknown>('users');
+    const seq = Math.max((await this.kv.get<number>('seq')) ?? 0, ...clean.map((r) => r.id));
+    try {
+      await this.kv.clear();
+      for (const r of clean) {
+        await this.kv.set(userKey(r.id), r);
+        await this.kv.set(nameKey(r.username), r.id);
+      }
+      await this.kv.set('seq', seq);
+    } catch (err) {
+      await this.kv.clear();
+      for (const [k, v] of before) await this.kv.set(k, v);
+      throw err;
+    }
+  }
+
   async adminCount(): Promise<number> {
     return (await this.list()).filter((u) => u.perm.admin).length;
   }

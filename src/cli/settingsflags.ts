@@ -1,0 +1,212 @@
+/**
+ * The settings flags of `config init` and `config set`, and how they change a settings
+ * record. Validation of the result is saveSettings' job (services/settings.ts).
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
+import { UsageError } from '../errors.ts';
+import { parseSize } from './size.ts';
+import { addUserTemplateOptions, userChanges, type UserFlagValues } from './userflags.ts';
+
+function intIn(min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\s*\d+\s*$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}, got "${raw}"`);
+    }
+    return n;
+  };
+}
+
+function size(min: number) {
+  return (raw: string): number => {
+    let n: number;
+    try {
+      n = parseSize(raw);
+    } catch (err) {
+      throw new InvalidArgumentError((err as Error).message);
+    }
+    if (n < min) throw new InvalidArgumentError(`the size must be at least ${min} bytes`);
+    return n;
+  };
+}
+
+/** Parses a file mode written in octal: `0640`, `640`, `0o640`. */
+export function parseMode(raw: string): number {
+  const m = /^\s*(?:0o?)?([0-7]{1,3})\s*$/i.exec(raw);
+  if (!m) throw new InvalidArgumentError(`expected an octal mode such as 0640, got "${raw}"`);
+  return parseInt(m[1], 8);
+}
+
+/** Splits a shell command into words: `bash -c` → ["bash", "-c"]; "" disables the shell. */
+export function parseWords(raw: string): string[] {
+  return raw.split(/\s+/).filter(Boolean);
+}
+
+function theme(raw: string): '' | 'light' | 'dark' {
+  const t = raw.trim().toLowerCase();
+  if (t === 'light' || t === 'dark') return t;
+  if (t === 'auto' || t === '') return '';
+  throw new InvalidArgumentError(`expected light, dark or auto, got "${raw}"`);
+}
+
+/** Adds every settings flag (and the new-user template flags) to `config init` / `config set`. */
+export function addSettingsOptions(cmd: Command): Command {
+  cmd
+    .option('--signup', 'let visitors create an account')
+    .option('--no-signup', 'only admins create accounts')
+    .option('--hide-login-button', 'hide the login button on public pages')
+    .option('--no-hide-login-button', 'show the login button')
+    .option('--create-user-dir', "give each new user a home folder under the user home base path")
+    .option('--no-create-user-dir', 'new users get the default scope')
+    .option('--user-home-base-path <path>', 'where home folders are created (default /users)')
+    .addOption(new Option('--min-password-length <n>', 'shortest password accepted').argParser(intIn(1, 1024)))
+    .addOption(new Option('--auth-method <method>', 'how users log in').choices([...AUTH_METHODS]))
+    .option('--auth-header <name>', 'proxy auth: the header that names the user')
+    .option('--auth-command <command>', 'hook auth: the program to run (split on spaces, no shell)')
+    .option('--recaptcha-host <url>', 'json auth: the reCAPTCHA server')
+    .option('--recaptcha-key <key>', 'json auth: the reCAPTCHA site key')
+    .option('--recaptcha-secret <secret>', 'json auth: the reCAPTCHA secret (turns reCAPTCHA on)')
+    .option('--no-recaptcha', 'json auth: turn reCAPTCHA off')
+    .option('--logout-page <url>', 'where to go after logging out (default /login)')
+    .option('--branding-name <name>', 'instance name shown in the title and sidebar')
+    .addOption(new Option('--branding-theme <theme>', 'light, dark or auto').argParser(theme))
+    .option('--branding-color <color>', 'accent colour (CSS colour)')
+    .option('--branding-files <dir>', 'folder with a custom logo and custom.css')
+    .option('--branding-disable-external', 'hide links to external sites')
+    .option('--no-branding-disable-external', 'show links to external sites')
+    .option('--branding-disable-used-percentage', 'hide the used-disk bar')
+    .option('--no-branding-disable-used-percentage', 'show the used-disk bar')
+    .addOption(new Option('--tus-chunk-size <size>', 'upload chunk size, e.g. 10MB, 1.5GiB').argParser(size(1)))
+    .addOption(new Option('--tus-retry-count <n>', 'upload retries per chunk').argParser(intIn(0, 1000)))
+    .addOption(new Option('--max-upload-size <size>', 'largest upload accepted, e.g. 4GB (0 = no limit)').argParser(size(0)))
+    .addOption(new Option('--shell <command>', 'shell that runs command lines, e.g. "bash -c" ("" = none: argv only)').argParser(parseWords))
+    .option('--exec', 'enable command execution (commands and hooks)')
+    .option('--no-exec', 'disable command execution')
+    .option('--thumbnails', 'generate image thumbnails')
+    .option('--no-thumbnails', 'serve images without thumbnails')
+    .option('--resize-preview', 'resize large images for the preview')
+    .option('--no-resize-preview', 'preview images at full size')
+    .addOption(new Option('--file-mode <mode>', 'mode of created files, octal (default 0640)').argParser(parseMode))
+    .addOption(new Option('--dir-mode <mode>', 'mode of created folders, octal (default 0750)').argParser(parseMode))
+    .option('--force', 'accept programs that launch other programs (sh, env, python ...) in the shell or allowlists');
+  return addUserTemplateOptions(cmd);
+}
+
+export interface SettingsFlagValues extends UserFlagValues {
+  signup?: boolean;
+  hideLoginButton?: boolean;
+  createUserDir?: boolean;
+  userHomeBasePath?: string;
+  minPasswordLength?: number;
+  authMethod?: AuthMethod;
+  authHeader?: string;
+  authCommand?: string;
+  recaptchaHost?: string;
+  recaptchaKey?: string;
+  recaptchaSecret?: string;
+  recaptcha?: boolean;
+  logoutPage?: string;
+  brandingName?: string;
+  brandingTheme?: '' | 'light' | 'dark';
+  brandingColor?: string;
+  brandingFiles?: string;
+  brandingDisableExternal?: boolean;
+  brandingDisableUsedPercentage?: boolean;
+  tusChunkSize?: number;
+  tusRetryCount?: number;
+  maxUploadSize?: number;
+  shell?: string[];
+  exec?: boolean;
+  thumbnails?: boolean;
+  resizePreview?: boolean;
+  fileMode?: number;
+  dirMode?: number;
+  force?: boolean;
+}
+
+/**
+ * Applies the given flags to a copy of `current`; returns it and whether any flag was given.
+ * `recaptchaGiven` tells whether `--no-recaptcha` was really given (commander defaults a lone
+ * negated flag to true).
+ */
+export function applySettingsFlags(current: Settings, o: SettingsFlagValues, recaptchaGiven: boolean): { next: Settings; changed: boolean } {
+  const next: Settings = structuredClone(current);
+  let changed = false;
+  const set = <K extends keyof Settings>(key: K, value: Settings[K] | undefined) => {
+    if (value === undefined) return;
+    next[key] = value;
+    changed = true;
+  };
+  set('signup', o.signup);
+  set('hideLoginButton', o.hideLoginButton);
+  set('createUserDir', o.createUserDir);
+  set('userHomeBasePath', o.userHomeBasePath);
+  set('minimumPasswordLength', o.minPasswordLength);
+  set('authMethod', o.authMethod);
+  set('logoutPage', o.logoutPage);
+  set('shell', o.shell);
+  set('enableExec', o.exec);
+  set('enableThumbnails', o.thumbnails);
+  set('resizePreview', o.resizePreview);
+  set('fileMode', o.fileMode);
+  set('dirMode', o.dirMode);
+  set('maxUploadSize', o.maxUploadSize);
+
+  const auth = next.auth;
+  const authField = <K extends 'header' | 'command'>(key: K, value: string | undefined) => {
+    if (value === undefined) return;
+    auth[key] = value;
+    changed = true;
+  };
+  authField('header', o.authHeader);
+  authField('command', o.authCommand);
+  if (recaptchaGiven && o.recaptcha === false) {
+    auth.recaptcha = null;
+    changed = true;
+  }
+  for (const [key, value] of [
+    ['host', o.recaptchaHost],
+    ['key', o.recaptchaKey],
+    ['secret', o.recaptchaSecret],
+  ] as const) {
+    if (value === undefined) continue;
+    if (recaptchaGiven && o.recaptcha === false) throw new UsageError('--no-recaptcha and --recaptcha-* cannot be combined');
+    auth.recaptcha ??= { host: 'https://www.google.com', key: '', secret: '' };
+    auth.recaptcha[key] = value;
+    changed = true;
+  }
+
+  const b = next.branding;
+  const brand = <K extends keyof Settings['branding']>(key: K, value: Settings['branding'][K] | undefined) => {
+    if (value === undefined) return;
+    b[key] = value;
+    changed = true;
+  };
+  brand('name', o.brandingName);
+  brand('theme', o.brandingTheme);
+  brand('color', o.brandingColor);
+  brand('files', o.brandingFiles);
+  brand('disableExternal', o.brandingDisableExternal);
+  brand('disableUsedPercentage', o.brandingDisableUsedPercentage);
+  if (o.tusChunkSize !== undefined) {
+    next.tus.chunkSize = o.tusChunkSize;
+    changed = true;
+  }
+  if (o.tusRetryCount !== undefined) {
+    next.tus.retryCount = o.tusRetryCount;
+    changed = true;
+  }
+
+  const defaults = userChanges(next.defaults, o);
+  if (Object.keys(defaults).length > 0) {
+    const { lockPassword: _l, rules: _r, ...rest } = defaults;
+    next.defaults = { ...next.defaults, ...rest };
+    changed = true;
+  }
+
+  if (next.authMethod === 'hook' && !next.auth.command.trim()) {
+    throw new UsageError('the hook auth method needs a program: add --auth-command');
+  }
+  return { next, changed };
+}

@@ -1,0 +1,58 @@
+/**
+ * The one path for settings writes: PUT /api/settings and every CLI command that changes
+ * settings (config init/set/import, global rules, event commands) validate and save here,
+ * so a check added to `validateSettings` applies to all of them.
+ */
+import { BadRequestError } from '../errors.ts';
+import { SettingsSchema, type Settings } from '../api/settings.ts';
+import type { Rule } from '../api/user.ts';
+import type { Repos } from './context.ts';
+import { cleanScope } from './scope.ts';
+
+/** Options of writes that set a command allowlist (users' `commands`, the settings' `shell`). */
+export interface AllowlistOptions {
+  /**
+   * Accept programs that launch other programs (sh, env, xargs, python, ...) in an allowlist.
+   * Off unless the admin forces it (`--force` in the CLI).
+   */
+  allowLaunchers?: boolean;
+}
+
+/** Throws 400 for a rule whose regular expression does not compile or that has no path. */
+export function checkRules(rules: readonly Rule[], where = 'rules'): void {
+  for (const rule of rules) {
+    if (rule.regex) {
+      if (!rule.regexp.raw) throw new BadRequestError(`a regular expression rule in ${where} is empty`);
+      try {
+        new RegExp(rule.regexp.raw);
+      } catch {
+        throw new BadRequestError(`invalid regular expression in ${where}: ${rule.regexp.raw}`);
+      }
+    } else if (!rule.path) throw new BadRequestError(`a path rule in ${where} needs a path`);
+  }
+}
+
+/** Validates a new settings object; throws 400 naming the first bad field. */
+export function parseSettings(raw: unknown): Settings {
+  const r = SettingsSchema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new BadRequestError(`invalid settings: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+  }
+  checkRules(r.data.rules);
+  return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
+}
+
+/** What saveSettings needs from the services (the CLI and the server both have it). */
+export interface SettingsWriter {
+  repos: Pick<Repos, 'settings'>;
+  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
+}
+
+/** Parses, validates (the extra checks of the services included) and stores new settings. */
+export async function saveSettings(services: SettingsWriter, raw: unknown, options: AllowlistOptions = {}): Promise<Settings> {
+  const next = parseSettings(raw);
+  const current = (await services.repos.settings.load()) ?? SettingsSchema.parse({});
+  await services.validateSettings?.(next, current, options);
+  return services.repos.settings.save(next);
+}

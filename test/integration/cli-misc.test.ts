@@ -1,0 +1,69 @@
+/** `fm hash`, `fm version`, `fm completion`, help, and the exit-code conventions. */
+import bcrypt from 'bcryptjs';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it, vi } from 'vitest';
+import { runFm } from '../helpers/cli.ts';
+import { FM_BIN } from '../helpers/server.ts';
+
+vi.setConfig({ testTimeout: 60_000 });
+
+describe('small commands', () => {
+  it('fm hash prints a bcrypt hash of the password (cost 10)', async () => {
+    const r = await runFm(['hash', 'correct horse battery staple']);
+    expect(r.code).toBe(0);
+    const hash = r.stdout.trim();
+    expect(hash).toMatch(/^\$2[aby]\$10\$.{53}$/);
+    expect(await bcrypt.compare('correct horse battery staple', hash)).toBe(true);
+    expect(JSON.parse((await runFm(['hash', 'x', '--json'])).stdout).hash).toMatch(/^\$2/);
+  });
+
+  it('fm version prints the package version', async () => {
+    const r = await runFm(['version']);
+    expect(r).toEqual({ code: 0, stdout: expect.stringMatching(/^fm v\d+\.\d+\.\d+\n$/), stderr: '' });
+    expect(JSON.parse((await runFm(['version', '--json'])).stdout)).toEqual({ version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect((await runFm(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+  });
+
+  it('fm completion prints a script for bash, zsh and fish that mentions every command', async () => {
+    const shells = ['bash', 'zsh', 'fish'];
+    const [bash, ...rest] = await Promise.all(shells.map((shell) => runFm(['completion', shell])));
+    for (const [i, r] of [bash, ...rest].entries()) {
+      expect(r.code).toBe(0);
+      for (const word of ['serve', 'users', 'config', 'rules', 'cmds', '--tus-chunk-size']) expect(r.stdout).toContain(word.replace(/^--/, shells[i] === 'fish' ? '' : '--'));
+    }
+    expect(spawnSync('bash', ['-n'], { input: bash.stdout }).status).toBe(0);
+    expect((await runFm(['completion', 'powershell'])).code).toBe(2);
+  });
+});
+
+describe('conventions', () => {
+  it('--help shows examples for commands', async () => {
+    const commands = [['users', 'add'], ['config', 'set'], ['rules', 'add'], ['cmds', 'add'], ['users', 'import']];
+    for (const r of await Promise.all(commands.map((cmd) => runFm([...cmd, '--help'])))) {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/Examples:\n {2}fm /);
+    }
+  });
+
+  it('usage errors exit 2 with one fm: line; no stack traces', async () => {
+    const cases = [['frobnicate'], ['users', 'add'], ['users', 'ls', '--colour'], ['rules', 'rm']];
+    for (const r of await Promise.all(cases.map((args) => runFm(args)))) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^fm: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect((await runFm([])).code).toBe(2);
+  });
+
+  it('a database that is not an fm database is a one-line failure (exit 1)', async () => {
+    const r = await runFm(['users', 'ls', '--database', FM_BIN]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^fm: .*not an fm database \(not a SQLite file\)\n$/);
+  });
+
+  it('a reader that stops early is not an error', () => {
+    const r = spawnSync('bash', ['-c', `node '${FM_BIN}' completion bash | head -1; exit "\${PIPESTATUS[0]}"`], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});
