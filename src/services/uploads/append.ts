@@ -1,15 +1,18 @@
 /**
  * Writing one PATCH body into a part file: at most the bytes the declared length leaves, at the
- * given offset, flushed to disk before the caller acknowledges the chunk.
+ * given offset, flushed to disk before the caller acknowledges the chunk. A small hand-rolled
+ * pump instead of stream.pipeline: one writev per batch of received buffers, backpressure by
+ * pausing the request, and no write still in flight when it settles (so a rollback cannot race).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import { Transform, Writable, type Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { FmError, PayloadTooLargeError } from '../../errors.ts';
 
-/** Start flushing written data to disk every this many bytes, while the chunk still arrives. */
+/** Start an fdatasync every this many bytes while the chunk still arrives. */
 const FLUSH_EVERY = 4 * 1024 * 1024;
+/** Stop reading the request while this much is waiting to be written. */
+const MAX_QUEUED = 4 * 1024 * 1024;
 
 /** The request body ended before all its bytes arrived (the client went away). */
 export class ClientGoneError extends FmError {
@@ -18,6 +21,9 @@ export class ClientGoneError extends FmError {
   }
 }
 
+/** More bytes than the declared length leaves. */
+class TooLongError extends PayloadTooLargeError {}
+
 /**
  * Streams `body` into `part` at `offset` and fsyncs; returns the bytes written. More than
  * `remaining` bytes is a 413 and rolls the whole chunk back. Bytes that arrived before an
@@ -25,85 +31,121 @@ export class ClientGoneError extends FmError {
  */
 export async function appendChunk(part: string, offset: number, remaining: number, body: Readable): Promise<number> {
   const fh = await fsp.open(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
-  let written = 0;
-  let tooLong = false;
-  const limit = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      if (written + chunk.length > remaining) {
-        tooLong = true;
-        cb(new PayloadTooLargeError(`the chunk goes past the declared Upload-Length (${remaining} bytes were left)`));
-        return;
-      }
-      written += chunk.length;
-      cb(null, chunk);
-    },
-  });
   try {
-    await pipeline(body, limit, positionalWriter(fh, offset));
+    const written = await pump(fh, offset, remaining, body);
     // The acknowledgement promises durability: a failing fsync fails the chunk.
     await fh.sync();
+    return written;
   } catch (err) {
-    if (tooLong) await fh.truncate(offset);
+    if (err instanceof TooLongError) await fh.truncate(offset);
     await fh.sync().catch(() => {});
-    if (err instanceof FmError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (body.destroyed || code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET') throw new ClientGoneError();
     throw err;
   } finally {
     await fh.close();
   }
-  return written;
 }
 
 /**
- * A Writable over an open file that writes at increasing positions and never closes it (the
- * caller fsyncs and closes): fs write streams made from a FileHandle with autoClose off keep the
- * handle referenced, so its `close()` would wait forever. Every FLUSH_EVERY bytes it starts an
- * fdatasync in the background, so the disk works while the network does and the caller's final
- * fsync has little left to do. A failed background flush fails the stream (Linux reports a
+ * Copies the body into the file at increasing positions. Every FLUSH_EVERY bytes an fdatasync
+ * starts in the background, back to back, so the disk works while the network does and the
+ * final fsync has little left. A failed background flush fails the chunk (Linux reports a
  * writeback error to each open file once, so the final fsync might not see it again).
  */
-function positionalWriter(fh: fsp.FileHandle, start: number): Writable {
-  let position = start;
-  let unflushed = 0;
-  let flushing: Promise<void> | undefined;
-  let flushError: Error | undefined;
-  const writeAll = async (buffers: Buffer[]) => {
-    if (flushError) throw flushError;
-    let total = buffers.reduce((n, b) => n + b.length, 0);
-    while (total > 0) {
-      const { bytesWritten } = await fh.writev(buffers, position);
-      position += bytesWritten;
-      total -= bytesWritten;
-      unflushed += bytesWritten;
-      if (total > 0) buffers = dropBytes(buffers, bytesWritten);
-    }
-    if (unflushed >= FLUSH_EVERY && !flushing) flush();
-  };
-  // Flushes back to back while data keeps arriving, so the disk never waits for the network.
-  const flush = () => {
-    unflushed = 0;
-    flushing = fh
-      .datasync()
-      .catch((err: Error) => {
-        flushError ??= err;
-      })
-      .finally(() => {
-        flushing = undefined;
-        if (unflushed >= FLUSH_EVERY && !flushError) flush();
+function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readable): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let position = start;
+    let received = 0;
+    let queue: Buffer[] = [];
+    let queued = 0;
+    let writing: Promise<void> | undefined;
+    let ended = false;
+    let settled = false;
+    let unflushed = 0;
+    let flushing: Promise<void> | undefined;
+    let flushError: Error | undefined;
+
+    const detach = () => {
+      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    // Settles only once no write or flush is in flight, so the caller may truncate or close.
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      detach();
+      void Promise.allSettled([writing, flushing]).then(() => {
+        const failure = err ?? flushError;
+        if (failure) reject(failure);
+        else resolve(received);
       });
-  };
-  return new Writable({
-    highWaterMark: 1 << 20,
-    write(chunk: Buffer, _enc, cb) {
-      writeAll([chunk]).then(() => cb(), cb);
-    },
-    writev(chunks, cb) {
-      writeAll(chunks.map((c) => c.chunk as Buffer)).then(() => cb(), cb);
-    },
-    final(cb) {
-      (flushing ?? Promise.resolve()).then(() => cb(flushError), cb);
-    },
+    };
+    const flush = () => {
+      unflushed = 0;
+      flushing = fh
+        .datasync()
+        .catch((e: Error) => {
+          flushError ??= e;
+        })
+        .finally(() => {
+          flushing = undefined;
+          if (unflushed >= FLUSH_EVERY && !flushError && !settled) flush();
+        });
+    };
+    const writeBatch = async (buffers: Buffer[]) => {
+      let left = buffers.reduce((n, b) => n + b.length, 0);
+      while (left > 0) {
+        const { bytesWritten } = await fh.writev(buffers, position);
+        position += bytesWritten;
+        left -= bytesWritten;
+        unflushed += bytesWritten;
+        if (left > 0) buffers = dropBytes(buffers, bytesWritten);
+      }
+    };
+    const kick = () => {
+      if (writing || settled) return;
+      if (queue.length === 0) {
+        if (ended) settle();
+        return;
+      }
+      const batch = queue;
+      queue = [];
+      queued = 0;
+      writing = writeBatch(batch).then(
+        () => {
+          writing = undefined;
+          if (flushError) return settle(flushError);
+          if (settled) return;
+          if (unflushed >= FLUSH_EVERY && !flushing) flush();
+          if (!ended) body.resume();
+          kick();
+        },
+        (err: Error) => {
+          writing = undefined;
+          settle(err);
+        },
+      );
+    };
+    const onData = (chunk: Buffer) => {
+      if (received + chunk.length > remaining) {
+        settle(new TooLongError(`the chunk goes past the declared Upload-Length (${remaining} bytes were left)`));
+        return;
+      }
+      received += chunk.length;
+      queue.push(chunk);
+      queued += chunk.length;
+      if (queued >= MAX_QUEUED) body.pause();
+      kick();
+    };
+    const onEnd = () => {
+      ended = true;
+      kick();
+    };
+    const onError = (err: Error) => settle(err instanceof FmError ? err : new ClientGoneError());
+    const onClose = () => {
+      if (!ended) settle(new ClientGoneError());
+    };
+
+    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    if (body.readableEnded) onEnd();
   });
 }
 
