@@ -35,6 +35,18 @@ export async function startServer(services: Services, opts: StartOptions): Promi
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   const runner = attachCommandRunner(server, app, services, opts.baseURL);
+  // While closing, answers carry `Connection: close`, so keep-alive clients let go as soon as
+  // their in-flight request is done instead of holding the process until the grace period.
+  let closing = false;
+  const active = new Set<http.ServerResponse>();
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (closing && !res.headersSent) res.setHeader('Connection', 'close');
+    active.add(res);
+    res.once('close', () => {
+      active.delete(res);
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
   opts.onServer?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -50,6 +62,8 @@ export async function startServer(services: Services, opts: StartOptions): Promi
     url,
     server,
     async close(graceMs = 10_000) {
+      closing = true;
+      for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
       await runner.close();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);

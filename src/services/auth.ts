@@ -3,11 +3,12 @@
  * Tokens themselves are in tokens.ts.
  */
 import net from 'node:net';
-import { BadRequestError, ForbiddenError } from '../errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
 import type { AuthMethod, Settings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
+import { cleanScope } from './scope.ts';
 import { Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import { randomBytes } from 'node:crypto';
@@ -43,6 +44,11 @@ export class AuthService {
     this.trusted = buildBlockList(options.trustedProxies);
   }
 
+  /** The throttle keys of a login attempt: the username and the client address. */
+  static throttleKeys(username: string, ip: string): string[] {
+    return [`user:${username.normalize('NFC').toLowerCase().slice(0, 256)}`, `ip:${addressKey(ip)}`];
+  }
+
   /** The method in force: flags override the stored setting. */
   method(settings: Settings): AuthMethod {
     if (this.options.noauth) return 'noauth';
@@ -67,7 +73,16 @@ export class AuthService {
       this.log.warn(`auth: ignored proxy header from untrusted address ${ip}`);
       return undefined;
     }
-    return (await this.repos.users.getByUsername(name)) ?? this.provision(settings, name, {});
+    const existing = await this.repos.users.getByUsername(name);
+    if (existing) return existing;
+    try {
+      return await this.provision(settings, name, {});
+    } catch (err) {
+      // Two first requests of the same new user race: the loser reads the winner's record.
+      const created = err instanceof ConflictError ? await this.repos.users.getByUsername(name) : undefined;
+      if (created) return created;
+      throw err;
+    }
   }
 
   /** Creates a user from the defaults, never with admin or execute (proxy and hook users). */
@@ -96,10 +111,16 @@ export class AuthService {
       if (!user) throw new ForbiddenError('wrong credentials');
       return user;
     }
-    const keys = [`user:${req.username.toLowerCase()}`, `ip:${req.ip}`];
+    const keys = AuthService.throttleKeys(req.username, req.ip);
     const delay = this.throttle.check(keys);
-    if (delay) await sleep(delay);
-    const user = method === 'hook' ? await this.hookLogin(settings, req) : await this.jsonLogin(settings, req);
+    let user: UserRecord | undefined;
+    try {
+      if (delay) await sleep(delay);
+      user = method === 'hook' ? await this.hookLogin(settings, req) : await this.jsonLogin(settings, req);
+    } catch (err) {
+      this.throttle.release(keys);
+      throw err;
+    }
     if (!user) {
       this.throttle.fail(keys);
       throw new ForbiddenError('wrong credentials');
@@ -152,25 +173,50 @@ export class AuthService {
   }
 }
 
-function buildBlockList(entries: string[]): net.BlockList {
+/** Builds the list of trusted proxy addresses from `addr` and `addr/bits` entries (IPv4 or IPv6). */
+export function buildBlockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
   for (const raw of entries) {
     const e = raw.trim();
     if (!e) continue;
-    const [addr, bits] = e.split('/');
+    const [addr, bits, extra] = e.split('/');
     const type = net.isIPv6(addr) ? 'ipv6' : 'ipv4';
-    if (!net.isIP(addr)) throw new Error(`invalid trusted proxy address "${e}"`);
+    const max = type === 'ipv6' ? 128 : 32;
+    if (!net.isIP(addr) || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) {
+      throw new Error(`invalid trusted proxy address "${e}" (use an address or a CIDR such as 10.0.0.0/8)`);
+    }
     if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
     else list.addAddress(addr, type);
   }
   return list;
 }
 
-function isInList(list: net.BlockList, ip: string): boolean {
-  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1];
-  const addr = v4 ?? ip;
+/** Whether a client address (IPv4-mapped IPv6 included) is in the list. */
+export function isInList(list: net.BlockList, ip: string): boolean {
+  const addr = unmapV4(ip);
   if (!net.isIP(addr)) return false;
   return list.check(addr, net.isIPv6(addr) ? 'ipv6' : 'ipv4');
+}
+
+function unmapV4(ip: string): string {
+  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] ?? ip;
+}
+
+/**
+ * The address a client is throttled by: an IPv4 address as is, an IPv6 address by its /64
+ * (one host usually owns a whole /64, so per-address limits would be trivial to dodge).
+ */
+export function addressKey(ip: string): string {
+  const addr = unmapV4(ip);
+  if (!net.isIPv6(addr)) return addr;
+  const [head, tail = ''] = addr.split('::');
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = addr.includes('::') ? [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t] : h;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }
 
 async function verifyRecaptcha(host: string, secret: string, response: string): Promise<boolean> {
@@ -217,7 +263,8 @@ const PERMS = ['create', 'rename', 'modify', 'delete', 'share', 'download'] as c
 function hookUserFields(kv: Map<string, string>): Partial<UserRecord> {
   const out: Partial<UserRecord> = {};
   const bool = (v: string | undefined) => v === 'true';
-  if (kv.has('user.scope')) out.scope = kv.get('user.scope')!;
+  // Cleaned here too, as the update path for existing users does not go through create().
+  if (kv.has('user.scope')) out.scope = cleanScope(kv.get('user.scope')!);
   if (kv.has('user.locale')) out.locale = kv.get('user.locale')!;
   if (kv.has('user.viewMode')) out.viewMode = kv.get('user.viewMode') === 'mosaic' ? 'mosaic' : 'list';
   if (kv.has('user.singleClick')) out.singleClick = bool(kv.get('user.singleClick'));

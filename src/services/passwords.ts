@@ -29,13 +29,18 @@ export async function hashPassword(password: string): Promise<string> {
   return bcrypt.hash(password, BCRYPT_COST);
 }
 
-/** A hash of a random string, compared against when a user does not exist, so timing reveals nothing. */
-let dummyHash: string | undefined;
+/**
+ * A cost-10 hash of a random string nobody knows, compared against when a user does not
+ * exist, so that unknown usernames take as long as known ones (and always fail).
+ */
+const DUMMY_HASH = '$2b$10$gQlWcXHKbR.B93aFqdEcZem/9xc54fp//7sKx6Jjue4zmJKjFtuo2';
+
+/** Checks a password against a bcrypt hash; with no hash it still spends one bcrypt compare, then fails. */
 export async function checkPassword(password: string, hash: string | undefined): Promise<boolean> {
+  if (typeof password !== 'string') return false;
   if (Buffer.byteLength(password, 'utf8') > 72) password = password.slice(0, 72);
   if (!hash) {
-    dummyHash ??= await bcrypt.hash(`dummy-${Math.random()}`, BCRYPT_COST);
-    await bcrypt.compare(password, dummyHash);
+    await bcrypt.compare(password, DUMMY_HASH);
     return false;
   }
   try {

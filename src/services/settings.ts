@@ -40,6 +40,8 @@ export function parseSettings(raw: unknown): Settings {
     throw new BadRequestError(`invalid settings: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
   }
   checkRules(r.data.rules);
+  // The defaults' scope is kept as written ("." is filebrowser's), but must not climb.
+  cleanScope(r.data.defaults.scope);
   return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
 }
 

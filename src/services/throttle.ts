@@ -2,6 +2,9 @@
  * Failure throttling keyed by strings (a username, a client address, a share hash).
  * After `freeFailures` failures within the window, each answer is delayed; after
  * `lockAfter` failures the key is locked and callers get 429 with Retry-After.
+ *
+ * Attempts still running count as failures until they end, so a burst of parallel
+ * guesses cannot all pass the check before the first one fails.
  */
 import { TooManyRequestsError } from '../errors.ts';
 
@@ -15,6 +18,8 @@ export interface ThrottleOptions {
 
 interface Entry {
   failures: number;
+  /** Attempts that passed check() and have not ended with fail/succeed/release yet. */
+  pending: number;
   first: number;
   lockedUntil: number;
 }
@@ -32,25 +37,39 @@ export class Throttle {
 
   constructor(private readonly opts: ThrottleOptions = LOGIN_THROTTLE) {}
 
-  /** Throws 429 when any key is locked; otherwise returns the delay to apply before answering. */
+  /**
+   * Starts an attempt: throws 429 when any key is locked (or would be by the attempts in
+   * flight); otherwise returns the delay to apply before answering. End every attempt that
+   * passed with fail(), succeed() or release().
+   */
   check(keys: string[]): number {
     const now = Date.now();
     let delay = 0;
-    for (const key of keys) {
-      const e = this.live(key, now);
+    const live = keys.map((key) => [key, this.live(key, now)] as const);
+    for (const [, e] of live) {
       if (!e) continue;
       if (e.lockedUntil > now) throw new TooManyRequestsError((e.lockedUntil - now) / 1000, 'too many failed attempts; try again later');
-      if (e.failures >= this.opts.freeFailures) {
-        delay = Math.max(delay, Math.min(this.opts.maxDelayMs, 250 * 2 ** (e.failures - this.opts.freeFailures)));
+      const seen = e.failures + e.pending;
+      if (seen >= this.opts.lockAfter) throw new TooManyRequestsError(1, 'too many attempts at once; try again later');
+      if (seen >= this.opts.freeFailures) {
+        delay = Math.max(delay, Math.min(this.opts.maxDelayMs, 250 * 2 ** (seen - this.opts.freeFailures)));
       }
     }
+    for (const [key, e] of live) {
+      const entry = e ?? { failures: 0, pending: 0, first: now, lockedUntil: 0 };
+      entry.pending++;
+      this.entries.set(key, entry);
+    }
+    if (this.entries.size > 100_000) this.prune(now);
     return delay;
   }
 
+  /** Ends an attempt as a failure. */
   fail(keys: string[]): void {
     const now = Date.now();
     for (const key of keys) {
-      const e = this.live(key, now) ?? { failures: 0, first: now, lockedUntil: 0 };
+      const e = this.live(key, now) ?? { failures: 0, pending: 0, first: now, lockedUntil: 0 };
+      e.pending = Math.max(0, e.pending - 1);
       e.failures++;
       if (e.failures >= this.opts.lockAfter) e.lockedUntil = now + this.opts.lockMs;
       this.entries.set(key, e);
@@ -58,8 +77,19 @@ export class Throttle {
     if (this.entries.size > 100_000) this.prune(now);
   }
 
+  /** Ends an attempt as a success: the keys start afresh. */
   succeed(keys: string[]): void {
     for (const key of keys) this.entries.delete(key);
+  }
+
+  /** Ends an attempt that neither failed nor succeeded (an internal error). */
+  release(keys: string[]): void {
+    for (const key of keys) {
+      const e = this.entries.get(key);
+      if (!e) continue;
+      e.pending = Math.max(0, e.pending - 1);
+      if (e.pending === 0 && e.failures === 0 && e.lockedUntil === 0) this.entries.delete(key);
+    }
   }
 
   private live(key: string, now: number): Entry | undefined {

@@ -10,6 +10,8 @@ export interface TokenClaims {
   user: TokenUser;
   /** The user's sessionEpoch when the token was issued. */
   sev: number;
+  /** The user's updatedAt (ms) when the token was issued: a later change asks for renewal. */
+  uat?: number;
   jti: string;
   iat: number;
   exp: number;
@@ -52,7 +54,7 @@ export class TokenService {
 
   async issue(user: UserRecord): Promise<string> {
     const key = await this.signingKey();
-    const payload = { user: tokenUser(user), sev: user.sessionEpoch, jti: crypto.randomBytes(16).toString('base64url') };
+    const payload = { user: tokenUser(user), sev: user.sessionEpoch, uat: user.updatedAt, jti: crypto.randomBytes(16).toString('base64url') };
     return jwt.sign(payload, key, { algorithm: 'HS256', expiresIn: this.lifetime, issuer: ISSUER });
   }
 
@@ -66,7 +68,7 @@ export class TokenService {
       const msg = err instanceof jwt.TokenExpiredError ? 'token expired' : 'invalid token';
       throw new UnauthorizedError(msg);
     }
-    if (typeof claims.exp !== 'number' || typeof claims.jti !== 'string' || typeof claims.user?.id !== 'number') {
+    if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number' || typeof claims.jti !== 'string' || typeof claims.user?.id !== 'number') {
       throw new UnauthorizedError('invalid token');
     }
     const user = await this.repos.users.get(claims.user.id);
@@ -80,7 +82,8 @@ export class TokenService {
   shouldRenew(claims: TokenClaims, user: UserRecord): boolean {
     const now = Date.now() / 1000;
     const lifetime = claims.exp - claims.iat;
-    return claims.exp - now < lifetime / 2 || user.updatedAt > claims.iat;
+    const issuedFor = typeof claims.uat === 'number' ? claims.uat : claims.iat * 1000;
+    return claims.exp - now < lifetime / 2 || user.updatedAt > issuedFor;
   }
 
   async revoke(claims: TokenClaims): Promise<void> {

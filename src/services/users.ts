@@ -4,9 +4,9 @@
  */
 import fs from 'node:fs/promises';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import { UserDataSchema, type UserData, type UserWrite } from '../api/user.ts';
+import { UserDataSchema, type Rule, type UserData, type UserWrite } from '../api/user.ts';
 import type { Settings } from '../api/settings.ts';
-import type { UserRecord } from '../storage/repos/users.ts';
+import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
 import { cleanScope, homeScope, scopeDir } from './scope.ts';
@@ -78,13 +78,14 @@ export class UserService {
     return next;
   }
 
-  /** Parses user data from a request, rejecting wrong types with 400. */
+  /** Parses user data from a request, rejecting wrong types and bad rules with 400. */
   parseData(raw: unknown): UserData {
     const r = UserDataSchema.safeParse(raw);
     if (!r.success) {
       const issue = r.error.issues[0];
       throw new BadRequestError(`invalid user: ${issue?.path.join('.') || 'data'}: ${issue?.message ?? 'invalid'}`);
     }
+    checkRules(r.data.rules, 'the user\'s rules');
     return r.data;
   }
 
@@ -92,9 +93,9 @@ export class UserService {
   async create(input: CreateUserInput, settings?: Settings, options: AllowlistOptions = {}): Promise<UserRecord> {
     const s = settings ?? (await this.repos.settings.get());
     const data = this.parseData({ ...s.defaults, ...input.data });
+    data.username = cleanUsername(data.username);
     if (data.perm.admin) data.perm = allPermissions();
     if (data.perm.share && !data.perm.download) throw new BadRequestError('share permission requires download permission');
-    checkRules(data.rules, 'the user\'s rules');
     // The defaults' commands were checked when the settings were saved; only additions need a check.
     if (input.data.commands !== undefined) this.validateCommands(data.commands, options, s.defaults.commands);
     let password: string;
@@ -146,8 +147,8 @@ export class UserService {
     requireCurrentPassword: boolean,
     options: AllowlistOptions = {},
   ): Promise<UserRecord> {
+    if (!actor.perm.admin && actor.id !== id) throw new ForbiddenError('you may only change your own profile');
     const target = await this.repos.users.mustGet(id);
-    if (!actor.perm.admin && actor.id !== target.id) throw new ForbiddenError('you may only change your own profile');
     const rawData = body.data as Record<string, unknown>;
     if (rawData.id !== undefined && Number(rawData.id) !== id) throw new BadRequestError('data.id does not match the URL');
     const which = body.which.map(fieldName);
@@ -157,6 +158,9 @@ export class UserService {
     if (!actor.perm.admin && fields.some((f) => ADMIN_FIELDS.has(f))) {
       throw new ForbiddenError('only admins can change username, scope, lockPassword, permissions, commands or rules');
     }
+    const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
+    const changesPassword = fields.includes('password') && newPassword !== '';
+    if (changesPassword && !actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');
     if (requireCurrentPassword && (full || fields.some((f) => SENSITIVE_FIELDS.has(f)))) {
       await this.checkCurrentPassword(actor, body.current_password);
     }
@@ -172,13 +176,10 @@ export class UserService {
     if (fields.includes('perm') && next.perm.admin) next.perm = allPermissions();
     if (next.perm.admin) next.lockPassword = false;
     if (next.perm.share && !next.perm.download) throw new BadRequestError('share permission requires download permission');
-    if (fields.includes('rules')) checkRules(next.rules, 'the user\'s rules');
     if (fields.includes('commands') && next.commands.join('\0') !== target.commands.join('\0')) {
       this.validateCommands(next.commands, options, target.commands);
     }
-    const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
-    if (fields.includes('password') && newPassword !== '') {
-      if (!actor.perm.admin && target.lockPassword) throw new ForbiddenError('the password of this user is locked');
+    if (changesPassword) {
       checkPasswordPolicy(newPassword, s.minimumPasswordLength);
       next.password = await hashPassword(newPassword);
       next.sessionEpoch = target.sessionEpoch + 1;

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
+import sqlite3 from 'sqlite3';
 import { FmError } from '../errors.ts';
 
 export const SCHEMA_VERSION = 1;
@@ -37,11 +38,15 @@ export async function openDatabase(file: string): Promise<Database> {
   if (fs.existsSync(abs)) {
     const st = fs.statSync(abs);
     if (!st.isFile()) throw new DatabaseError(`database ${abs} is not a file`);
+    // The mode bits are checked too: root passes access(), but a file made read-only on
+    // purpose must not be written.
+    let writable = (st.mode & 0o222) !== 0;
     try {
       fs.accessSync(abs, fs.constants.R_OK | fs.constants.W_OK);
     } catch {
-      throw new DatabaseError(`database ${abs} is not readable and writable by this user`);
+      writable = false;
     }
+    if (!writable) throw new DatabaseError(`database ${abs} is read-only: fm needs to read and write it`);
     if (st.size > 0) {
       const head = Buffer.alloc(16);
       const fd = fs.openSync(abs, 'r');
@@ -51,6 +56,7 @@ export async function openDatabase(file: string): Promise<Database> {
         fs.closeSync(fd);
       }
       if (head.toString('latin1') !== 'SQLite format 3\0') throw new DatabaseError(`${abs} is not an fm database (not a SQLite file)`);
+      await assertFmTables(abs);
     }
   }
 
@@ -97,7 +103,32 @@ export async function openDatabase(file: string): Promise<Database> {
       return out;
     },
     async close() {
+      // Fold the WAL back into the main file first, so the file on disk is complete even if
+      // another process still holds the database open.
+      await stores
+        .get('meta')!
+        .query('PRAGMA wal_checkpoint(TRUNCATE)')
+        .catch(() => {});
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
     },
   };
+}
+
+/** Refuses a SQLite file that holds other tables but not fm's: it belongs to something else. */
+async function assertFmTables(file: string): Promise<void> {
+  const tables = await new Promise<string[]>((resolve, reject) => {
+    const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (openErr) => {
+      if (openErr) return reject(openErr);
+      db.all("SELECT name FROM sqlite_master WHERE type = 'table'", (err, rows: Array<{ name: string }>) => {
+        db.close();
+        if (err) reject(err);
+        else resolve(rows.map((r) => r.name));
+      });
+    });
+  }).catch((err: Error) => {
+    throw new DatabaseError(`cannot read database ${file}: ${err.message}`);
+  });
+  if (tables.length > 0 && !tables.includes('fm')) {
+    throw new DatabaseError(`${file} is a SQLite database of another program (no fm table): refusing to change it`);
+  }
 }

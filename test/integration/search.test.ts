@@ -28,7 +28,8 @@ async function search(client: Client, dir: string, query: string): Promise<Line[
 const paths = (lines: Line[]) => lines.map((l) => l.path);
 
 beforeAll(async () => {
-  fm = await startMediaFm();
+  // The walk's semantics; search-index.test.ts checks that the index answers the same.
+  fm = await startMediaFm(['--no-index']);
   admin = await adminClient(fm);
   put('docs/Report 2024.pdf', 'x'.repeat(3000));
   put('docs/report-draft.txt');

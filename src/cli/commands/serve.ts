@@ -64,8 +64,10 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
   const { parseDuration } = await import('../../services/tokens.ts');
+  const { buildBlockList } = await import('../../services/auth.ts');
 
-  const rootInput = opts.root ?? rootArg ?? '.';
+  // Precedence: --root, then the [root] argument, then FM_ROOT, then the current folder.
+  const rootInput = (cmd.getOptionValueSource('root') === 'cli' ? opts.root : undefined) ?? rootArg ?? opts.root ?? '.';
   const root = path.resolve(rootInput);
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new UsageError(`root ${root} is not a folder`);
   const realRoot = fs.realpathSync(root);
@@ -73,6 +75,14 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port "${opts.port}"`);
   const baseURL = normalizeBaseURL(opts.baseurl);
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
+  // commander turns a boolean flag on whenever its variable is set, even to "false".
+  const noauth = cmd.getOptionValueSource('noauth') === 'env' ? envFlag('FM_NOAUTH') : Boolean(opts.noauth);
+  const trustedProxies = opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
+  try {
+    buildBlockList(trustedProxies);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
   let tokenLifetime: number;
   let execTimeout: number;
   try {
@@ -82,6 +92,14 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     throw new UsageError((err as Error).message);
   }
   const execMaxOutput = parseSize(opts.execMaxOutput);
+
+  // Signal handlers go in first: Node only honours a handler from the next turn of the event
+  // loop, so one registered after `listening on` could miss a SIGTERM sent right after it.
+  let stopNow: ((signal: string) => void) | undefined;
+  let pendingSignal: string | undefined;
+  const onSignal = (signal: string) => (stopNow ? stopNow(signal) : (pendingSignal ??= signal));
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   const log: Logger = {
@@ -100,9 +118,9 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     root: realRoot,
     tokenLifetime,
     auth: {
-      noauth: Boolean(opts.noauth),
+      noauth,
       authHeader: opts.authHeader,
-      trustedProxies: opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean),
+      trustedProxies,
     },
     log,
     dataDir: path.dirname(db.file),
@@ -133,18 +151,30 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   }
 
   let stopping = false;
-  const stop = async (signal: string) => {
+  stopNow = (signal: string) => {
+    // Repeats are ignored: wrappers such as `npm start` forward a Ctrl-C that the process
+    // group already delivered, and that must not cut the requests in flight.
     if (stopping) return;
     stopping = true;
     out(`received ${signal}, shutting down`);
-    await running.close();
-    await shutdownServices(services);
-    await db.close();
-    requestLog?.close();
-    process.exit(0);
+    void (async () => {
+      await running.close();
+      await shutdownServices(services);
+      await db.close();
+      await requestLog?.close();
+      process.exit(0);
+    })();
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  if (pendingSignal) stopNow(pendingSignal);
+}
+
+/** A boolean environment variable: true/1/yes/on or false/0/no/off/empty; anything else is a usage error. */
+function envFlag(name: string): boolean {
+  const raw = process.env[name] ?? '';
+  const v = raw.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  throw new UsageError(`${name} must be true or false, not "${raw}"`);
 }
 
 /** Parses a byte count such as 1048576, 512K, 10M or 1G. */
@@ -164,11 +194,19 @@ function normalizeBaseURL(raw: string): string {
   return trimmed;
 }
 
-function openRequestLog(target: string): { write: (line: string) => void; close: () => void } | undefined {
+interface RequestLogTarget {
+  write: (line: string) => void;
+  /** Flushes and closes the log. */
+  close: () => Promise<void>;
+}
+
+function openRequestLog(target: string): RequestLogTarget | undefined {
   if (target === 'off' || target === 'false' || target === 'none') return undefined;
-  if (target === 'stdout' || target === '') return { write: (l) => process.stdout.write(`${l}\n`), close() {} };
-  if (target === 'stderr') return { write: (l) => process.stderr.write(`${l}\n`), close() {} };
+  if (target === 'stdout' || target === '') return { write: (l) => process.stdout.write(`${l}\n`), close: async () => {} };
+  if (target === 'stderr') return { write: (l) => process.stderr.write(`${l}\n`), close: async () => {} };
   fs.mkdirSync(path.dirname(path.resolve(target)), { recursive: true });
-  const stream = fs.createWriteStream(target, { flags: 'a' });
-  return { write: (l) => stream.write(`${l}\n`), close: () => stream.end() };
+  // Opened synchronously so that a log file that cannot be written stops fm at start-up.
+  const fd = fs.openSync(target, 'a', 0o640);
+  const stream = fs.createWriteStream(target, { fd });
+  return { write: (l) => stream.write(`${l}\n`), close: () => new Promise<void>((resolve) => stream.end(resolve)) };
 }

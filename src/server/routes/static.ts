@@ -129,7 +129,12 @@ export function servePage(bundle: WebBundle, opts: PageOptions): FmMiddleware {
 
 export function serveStatic(bundle: WebBundle): FmMiddleware {
   return async (ctx) => {
-    const rel = decodeURIComponent(ctx.path.replace(/^\/static\//, ''));
+    let rel: string;
+    try {
+      rel = decodeURIComponent(ctx.path.replace(/^\/static\//, ''));
+    } catch {
+      throw new NotFoundError('no such asset');
+    }
     const asset = bundle.assets.get(rel);
     if (!asset || rel === 'index.html') throw new NotFoundError('no such asset');
     sendAsset(ctx, asset);
@@ -141,15 +146,16 @@ function sendAsset(ctx: FmContext, asset: Asset): void {
   ctx.set('ETag', asset.etag);
   ctx.set('Vary', 'Accept-Encoding');
   ctx.type = asset.type;
-  if (ctx.get('If-None-Match') === asset.etag) {
+  const inm = ctx.get('If-None-Match');
+  if (inm && (inm.trim() === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === asset.etag))) {
     ctx.status = 304;
     return;
   }
-  const accepted = ctx.acceptsEncodings('br', 'gzip', 'identity');
-  if (accepted === 'br' && asset.brotli) {
+  // The server's preference (brotli, then gzip), not the client's order: browsers list gzip first.
+  if (asset.brotli && ctx.acceptsEncodings('br') === 'br') {
     ctx.set('Content-Encoding', 'br');
     ctx.body = asset.brotli;
-  } else if (accepted === 'gzip' && asset.gzip) {
+  } else if (asset.gzip && ctx.acceptsEncodings('gzip') === 'gzip') {
     ctx.set('Content-Encoding', 'gzip');
     ctx.body = asset.gzip;
   } else {

@@ -15,7 +15,8 @@ function parseWrite(body: unknown) {
 }
 
 function parseId(ctx: FmContext): number {
-  const id = Number(ctx.params.id);
+  const raw = ctx.params.id ?? '';
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(id) || id <= 0) throw new NotFoundError('user not found');
   return id;
 }

@@ -10,7 +10,7 @@ import { UserDataSchema, type UserData } from '../../api/user.ts';
 export interface UserRecord extends UserData {
   /** Bumped to revoke every token issued before (password change, deletion). */
   sessionEpoch: number;
-  /** Epoch seconds of the last change; older tokens are asked to renew. */
+  /** Epoch milliseconds of the last change, strictly increasing per user; older tokens are asked to renew. */
   updatedAt: number;
 }
 
@@ -74,7 +74,7 @@ export class UsersRepo {
     }
     const id = ((await this.kv.get<number>('seq')) ?? 0) + 1;
     await this.kv.set('seq', id);
-    const record: UserRecord = { ...data, id, username, sessionEpoch: 0, updatedAt: nowSeconds() };
+    const record: UserRecord = { ...data, id, username, sessionEpoch: 0, updatedAt: Date.now() };
     await this.kv.set(userKey(id), record);
     await this.kv.set(nameKey(username), id);
     return record;
@@ -91,7 +91,8 @@ export class UsersRepo {
     if (prev.perm.admin && !next.perm.admin && (await this.adminCount()) <= 1) {
       throw new ForbiddenError('the last admin cannot lose admin rights');
     }
-    const record: UserRecord = { ...next, username, updatedAt: Math.max(nowSeconds(), prev.updatedAt) };
+    // Strictly increasing, so two changes within one millisecond still count as a change.
+    const record: UserRecord = { ...next, username, updatedAt: Math.max(Date.now(), prev.updatedAt + 1) };
     await this.kv.set(userKey(record.id), record);
     if (nameKey(username) !== nameKey(prev.username)) {
       await this.kv.delete(nameKey(prev.username));
@@ -160,8 +161,4 @@ export function cleanUsername(raw: string): string {
 function toRecord(raw: UserRecord): UserRecord {
   const parsed = UserDataSchema.parse(raw);
   return { ...parsed, sessionEpoch: raw.sessionEpoch ?? 0, updatedAt: raw.updatedAt ?? 0 };
-}
-
-function nowSeconds(): number {
-  return Math.floor(Date.now() / 1000);
 }
