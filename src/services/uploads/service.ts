@@ -59,6 +59,7 @@ export class UploadService {
   private readonly locks = new UploadLocks();
   private lastSweep = 0;
   private timer?: NodeJS.Timeout;
+  private firstSweep?: NodeJS.Timeout;
 
   constructor(
     private readonly deps: () => Deps,
@@ -70,14 +71,15 @@ export class UploadService {
   start(): void {
     if (this.timer || !this.staging.dir) return;
     const run = () => void this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
-    const first = setTimeout(run, 1_000);
-    first.unref();
+    this.firstSweep = setTimeout(run, 1_000);
+    this.firstSweep.unref();
     this.timer = setInterval(run, SWEEP_EVERY_MS);
     this.timer.unref();
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
+    clearTimeout(this.firstSweep);
+    clearInterval(this.timer);
   }
 
   /**
