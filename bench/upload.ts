@@ -39,6 +39,8 @@ export interface UploadBenchResult {
   /** Server RSS after start-up and its high-water mark after all uploads, in MB (10^6 bytes). */
   idleRssMB: number;
   peakRssMB: number;
+  /** Server RSS (MB) sampled after each tus run: flat if memory does not grow with bytes uploaded. */
+  rssAfterRuns: number[];
   /** Server CPU seconds per GiB uploaded (user + system). */
   serverCpuPerGiB: number;
   diskRuns: number[];
@@ -129,6 +131,7 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
     const diskRuns: number[] = [];
     const tusRuns: number[] = [];
     const cpuRuns: number[] = [];
+    const rssAfterRuns: number[] = [];
     for (let i = 0; i < runs; i++) {
       const baseline = path.join(work, 'baseline.bin');
       diskRuns.push(mbps(size, await writeToDisk(baseline, buf, size)));
@@ -136,6 +139,7 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
       const cpu = cpuOf(pid);
       tusRuns.push(mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size)));
       cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
+      rssAfterRuns.push(rssOf(pid).rss);
       const uploaded = path.join(root, 'upload.bin');
       if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
       await fsp.rm(uploaded);
@@ -153,6 +157,7 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
       idleRssMB: idle.rss,
       peakRssMB: peak.hwm,
       serverCpuPerGiB: median(cpuRuns),
+      rssAfterRuns,
       diskRuns,
       tusRuns,
     };
@@ -183,6 +188,7 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
 | server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
 | server RSS after start-up | ${f(r.idleRssMB)} MB | |
+| server RSS after each upload | ${runs(r.rssAfterRuns)} MB | |
 | **server peak RSS (VmHWM) over all uploads** | **${f(r.peakRssMB)} MB** | flat, < 150 MB |
 `;
 }
