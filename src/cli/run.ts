@@ -43,8 +43,10 @@ export async function withDatabase<T>(cmd: Command, fn: (db: Database) => Promis
 }
 
 export interface ServicesOptions {
-  /** The database may be created (config init, config import); otherwise it must exist. */
+  /** The database may be created and the command writes the settings itself (config init, config import). */
   create?: boolean;
+  /** The database may be created with default settings (users add: scripts set up an instance before it starts). */
+  createWithDefaults?: boolean;
 }
 
 /**
@@ -53,7 +55,7 @@ export interface ServicesOptions {
  */
 export async function withServices<T>(cmd: Command, fn: (services: Services) => Promise<T>, opts: ServicesOptions = {}): Promise<T> {
   const file = databasePath(cmd);
-  if (!opts.create && !fs.existsSync(file)) {
+  if (!opts.create && !opts.createWithDefaults && !fs.existsSync(file)) {
     throw new ExitError(1, `database ${file} does not exist (create it with "fm config init", or start "fm serve" once)`);
   }
   const { createServices, shutdownServices } = await import('../services/index.ts');

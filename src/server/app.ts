@@ -16,6 +16,7 @@ import { previewRouter } from './routes/preview.ts';
 import { usageRouter } from './routes/usage.ts';
 import { subtitleRouter } from './routes/subtitle.ts';
 import { searchRouter } from './routes/search.ts';
+import { rawRouter } from './routes/raw.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
@@ -64,6 +65,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     usageRouter(),
     subtitleRouter(),
     searchRouter(),
+    rawRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

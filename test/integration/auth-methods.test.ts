@@ -150,7 +150,7 @@ describe('AUTH hook (EXEC: argv only, no shell)', () => {
     await createUser(admin, fm, 'passer', {}, 'passer-local-password');
     log = path.join(fm.home, 'hook.log');
     // The auth method and hook command are CLI-only settings: write them to the database.
-    await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${process.execPath} ${HOOK} ${log} $USERNAME` } }));
+    await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${process.execPath} ${HOOK} ${log} '$USERNAME'` } }));
   });
   afterAll(async () => {
     await fm.stop();
@@ -171,7 +171,7 @@ describe('AUTH hook (EXEC: argv only, no shell)', () => {
     expect(call.env.PASSWORD).toBe('hook-secret');
     expect(call.argv).toEqual(['$USERNAME']);
     expect(Object.keys(call.env).sort()).toEqual(expect.arrayContaining(['PASSWORD', 'PATH', 'USERNAME']));
-    expect(Object.keys(call.env).filter((k) => !['PASSWORD', 'PATH', 'USERNAME', 'LANG'].includes(k))).toEqual([]);
+    expect(Object.keys(call.env).filter((k) => !['PASSWORD', 'PATH', 'USERNAME', 'LANG', 'HOME', 'TERM', 'PWD'].includes(k))).toEqual([]);
   });
 
   it('answers 403 when the hook blocks, crashes or prints no valid action', async () => {

@@ -35,7 +35,7 @@ describe('fm users add', () => {
     const r = await runFm(['users', 'add', 'BOB', 'another-password-1', '--database', db]);
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/already taken/);
+    expect(r.stderr).toMatch(/already (taken|exists)/);
     expect(r.stdout).toBe('');
   });
 

@@ -98,22 +98,22 @@ describe('fm rules', () => {
 
 describe('fm cmds', () => {
   it('adds event commands that the server settings show', async () => {
-    expect(await cli(['cmds', 'add', 'after_upload', '/usr/local/bin/scan', '$FILE'])).toEqual({
+    expect(await cli(['cmds', 'add', 'after_upload', '/bin/echo', 'scanned'])).toEqual({
       code: 0,
-      stdout: 'added after_upload command 0: /usr/local/bin/scan $FILE\n',
+      stdout: 'added after_upload command 0: /bin/echo scanned\n',
       stderr: '',
     });
-    expect((await cli(['cmds', 'add', 'before_delete', '--', '/usr/local/bin/backup', '--quiet'])).code).toBe(0);
+    expect((await cli(['cmds', 'add', 'before_delete', '--', '/bin/true', '--quiet'])).code).toBe(0);
     const s = await settings();
-    expect(s.commands.after_upload).toEqual(['/usr/local/bin/scan $FILE']);
-    expect(s.commands.before_delete).toEqual(['/usr/local/bin/backup --quiet']);
+    expect(s.commands.after_upload).toEqual(['/bin/echo scanned']);
+    expect(s.commands.before_delete).toEqual(['/bin/true --quiet']);
   });
 
   it('lists event commands', async () => {
     const table = await cli(['cmds', 'ls']);
     expect(table.stdout).toMatch(/^EVENT\s+INDEX\s+COMMAND\n/);
-    expect(table.stdout).toMatch(/^before_delete\s+0\s+\/usr\/local\/bin\/backup --quiet$/m);
-    expect(JSON.parse((await cli(['cmds', 'ls', '--event', 'after_upload', '--json'])).stdout)).toEqual(['/usr/local/bin/scan $FILE']);
+    expect(table.stdout).toMatch(/^before_delete\s+0\s+\/bin\/true --quiet$/m);
+    expect(JSON.parse((await cli(['cmds', 'ls', '--event', 'after_upload', '--json'])).stdout)).toEqual(['/bin/echo scanned']);
   });
 
   it('removes an event command', async () => {

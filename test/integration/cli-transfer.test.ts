@@ -39,7 +39,7 @@ describe('export → import into a fresh database', () => {
     await ok(db, ['config', 'set', '--signup', '--branding-name', 'Source', '--tus-chunk-size', '3MB', '--exec', '--auth-header', 'X-User', '--recaptcha-key', 'k']);
     await ok(db, ['rules', 'add', '/private']);
     await ok(db, ['cmds', 'add', 'after_upload', '/bin/true']);
-    await ok(db, ['users', 'add', 'alice', 'alice-long-password', '--scope', '/alice', '--locale', 'ja', '--no-perm-share', '--commands', 'git,ls']);
+    await ok(db, ['users', 'add', 'alice', 'alice-long-password', '--scope', '/alice', '--locale', 'ja', '--no-perm-share', '--commands', 'git,ls', '--force']);
     await ok(db, ['rules', 'add', '--regex', '\\.tmp$', '--user', 'alice']);
   });
   afterAll(async () => {
@@ -57,7 +57,11 @@ describe('export → import into a fresh database', () => {
 
     const fresh = path.join(work, 'fresh', 'fm.db');
     await ok(fresh, ['config', 'import', cfg]);
-    await ok(fresh, ['users', 'import', users]);
+    // git can launch other programs: the import needs the same --force the source needed.
+    const refused = await fmOn(fresh, ['users', 'import', users]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/"git" can launch other programs/);
+    await ok(fresh, ['users', 'import', users, '--force']);
 
     expect(JSON.parse(await ok(fresh, ['config', 'cat', '--json']))).toEqual(JSON.parse(await ok(src, ['config', 'cat', '--json'])));
     expect(JSON.parse(await ok(fresh, ['users', 'ls', '--json']))).toEqual(JSON.parse(await ok(src, ['users', 'ls', '--json'])));
@@ -85,7 +89,7 @@ describe('export → import into a fresh database', () => {
     const yaml = path.join(work, 'users.yaml');
     await ok(src, ['users', 'export', yaml]);
     expect(fs.readFileSync(yaml, 'utf8')).toMatch(/^- id: 1\n/);
-    await ok(piped, ['users', 'import', yaml]);
+    await ok(piped, ['users', 'import', yaml, '--force']);
     expect(JSON.parse(await ok(piped, ['users', 'ls', '--json']))).toEqual(JSON.parse(await ok(src, ['users', 'ls', '--json'])));
   });
 });

@@ -61,7 +61,7 @@ Examples:
             { allowLaunchers: Boolean(opts.force) },
           );
           output(cmd, publicUser(user), () => `added user "${user.username}" (id ${user.id})`);
-        });
+        }, { createWithDefaults: true });
       }),
     );
 

@@ -1,12 +1,14 @@
 /** /api/resources/{path}: listing and file info (GET); create, save, copy/move and delete. */
 import crypto from 'node:crypto';
 import Router from '@koa/router';
-import { BadRequestError, ForbiddenError } from '../../errors.ts';
+import { BadRequestError } from '../../errors.ts';
 import { CHECKSUM_ALGOS, type ChecksumAlgo } from '../../api/files.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { fileInfo, listFolder } from '../../services/files/info.ts';
+import { fileInfo, listFolderJson } from '../../services/files/info.ts';
 import { openForRead } from '../../services/files/io.ts';
-import { pathAfter, queryString, userAccess } from '../files-request.ts';
+import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
+import { parseRequestPath } from '../../services/files/paths.ts';
+import { pathAfter, queryFlag, queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/resources';
@@ -24,7 +26,8 @@ async function getResource(ctx: FmContext): Promise<void> {
   const target = await gate.resolve(access, virtual, 'read');
   const user = ctx.state.user!;
   if (target.isDir) {
-    ctx.body = await listFolder(gate, target, {
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = await listFolderJson(gate, target, {
       sorting: user.sorting,
       offset: nonNegativeInt(queryString(ctx, 'offset'), 'offset'),
       limit: nonNegativeInt(queryString(ctx, 'limit'), 'limit'),
@@ -42,7 +45,7 @@ async function getResource(ctx: FmContext): Promise<void> {
   }
   if (ctx.get('X-Encoding') === 'true') {
     const readable = await gate.resolve(access, virtual, 'download');
-    if (!readable.stat?.isFile()) throw new ForbiddenError('not a regular file');
+    if (!readable.stat?.isFile()) throw new BadRequestError('not a regular file');
     const fh = await openForRead(readable);
     ctx.type = 'application/octet-stream';
     ctx.body = fh.createReadStream();
@@ -58,16 +61,77 @@ async function checksum(target: Parameters<typeof openForRead>[0], algo: Checksu
   const fh = await openForRead(target);
   try {
     const hash = crypto.createHash(algo);
-    for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20, autoClose: false })) hash.update(chunk as Buffer);
+    for await (const chunk of fh.createReadStream({ highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
     return hash.digest('hex');
   } finally {
     await fh.close();
   }
 }
 
+/** POST creates, PUT saves: the body streams to disk, never buffered. */
+function writeHandler(kind: 'create' | 'save') {
+  return async (ctx: FmContext): Promise<void> => {
+    const access = await userAccess(ctx);
+    const parsed = pathAfter(ctx, PREFIX);
+    const declared = ctx.get('Content-Length');
+    try {
+      const { stat } = await writeResource(ctx.services, access, {
+        virtual: parsed.path,
+        folder: parsed.trailingSlash,
+        kind,
+        override: queryFlag(ctx, 'override'),
+        body: ctx.req,
+        length: /^\d+$/.test(declared) ? Number(declared) : undefined,
+        maxSize: access.settings.maxUploadSize,
+      });
+      if (stat) ctx.set('ETag', etagOf(stat));
+      ctx.status = 200;
+      ctx.type = 'text/plain; charset=utf-8';
+      ctx.body = '200 OK\n';
+    } catch (err) {
+      // The body was not (fully) read: close the connection after answering rather than
+      // reading the rest of what could be a very large upload.
+      if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
+      throw err;
+    }
+  };
+}
+
+async function patchHandler(ctx: FmContext): Promise<void> {
+  const access = await userAccess(ctx);
+  const action = queryString(ctx, 'action');
+  if (action !== 'copy' && action !== 'rename') throw new BadRequestError('action must be copy or rename');
+  const destination = queryString(ctx, 'destination');
+  if (!destination) throw new BadRequestError('destination is required');
+  // Clients encode the destination path, then the query string encodes it again (filebrowser's
+  // wire format): the query parser undid the second layer, this undoes the first and cleans.
+  const to = parseRequestPath(destination).path;
+  await patchResource(ctx.services, access, {
+    action,
+    from: pathAfter(ctx, PREFIX).path,
+    to,
+    override: queryFlag(ctx, 'override'),
+    rename: queryFlag(ctx, 'rename'),
+  });
+  ctx.status = 200;
+  ctx.type = 'text/plain; charset=utf-8';
+  ctx.body = '200 OK\n';
+}
+
+async function deleteHandler(ctx: FmContext): Promise<void> {
+  const access = await userAccess(ctx);
+  await deleteResource(ctx.services, access, pathAfter(ctx, PREFIX).path);
+  ctx.status = 204;
+}
+
 export function resourcesRouter(): FmRouter {
   const router: FmRouter = new Router();
-  router.get(`${PREFIX}`, authenticate, getResource);
-  router.get(`${PREFIX}/{*path}`, authenticate, getResource);
+  for (const p of [PREFIX, `${PREFIX}/{*path}`]) {
+    router.get(p, authenticate, getResource);
+    router.post(p, authenticate, writeHandler('create'));
+    router.put(p, authenticate, writeHandler('save'));
+    router.patch(p, authenticate, patchHandler);
+    router.delete(p, authenticate, deleteHandler);
+  }
   return router;
 }

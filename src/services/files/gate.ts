@@ -18,6 +18,9 @@ import { RuleSet } from './rules.ts';
 import { cleanPath, isWithin } from './paths.ts';
 import { cleanScope } from '../scope.ts';
 
+/** Prefix of in-progress write files (io.ts re-exports it); never listed, archived or copied. */
+export const PARTIAL_PREFIX = '.fm-partial-';
+
 /** What a request wants to do with a path; each maps to a permission (or none for `read`). */
 export type Op = 'read' | 'download' | 'create' | 'modify' | 'rename' | 'delete' | 'share' | 'execute';
 
@@ -34,7 +37,7 @@ const OP_PERMS: Record<Op, PermissionName[]> = {
 
 /** Ops that act on a directory entry itself, never following a final symlink. */
 const ENTRY_OPS = new Set<Op>(['rename', 'delete']);
-/** Ops that write file contents: they refuse a final symlink outright. */
+/** Ops that write file contents: a missing path is fine, and they never write through a dangling link. */
 const WRITE_OPS = new Set<Op>(['create', 'modify']);
 
 /** Who is acting and where "/" is. */
@@ -76,23 +79,49 @@ export interface ResolveOptions {
 }
 
 export class Gate {
-  private readonly protectedPaths: string[];
+  private readonly protectedPaths: string[] = [];
+  /** `protectedPaths[i] + '/'`, built once (isProtected runs per entry in tree walks). */
+  private readonly protectedPrefixes: string[] = [];
 
   constructor(
     /** Absolute real path of the server root. */
     readonly root: string,
     protectedPaths: string[],
   ) {
-    this.protectedPaths = protectedPaths.map(realOrSelf);
+    for (const p of protectedPaths) this.protect(p);
   }
 
-  /** Adds a path fm owns (e.g. a cache folder created later). */
+  /**
+   * Adds a path fm owns (the database, a cache or staging folder). A path that is the root or
+   * one of its ancestors (a data folder holding the root, a database folder served as the root)
+   * cannot be hidden wholesale without hiding every file: it is ignored, and the files and
+   * folders fm keeps inside it must be protected one by one.
+   */
   protect(p: string): void {
-    this.protectedPaths.push(realOrSelf(p));
+    const real = realOrSelf(p);
+    if (isWithinReal(real, this.root)) return;
+    if (!this.protectedPaths.includes(real)) {
+      this.protectedPaths.push(real);
+      this.protectedPrefixes.push(`${real}/`);
+    }
   }
 
   isProtected(absReal: string): boolean {
-    return this.protectedPaths.some((p) => absReal === p || absReal.startsWith(`${p}/`));
+    for (let i = 0; i < this.protectedPaths.length; i++) {
+      if (absReal === this.protectedPaths[i] || absReal.startsWith(this.protectedPrefixes[i])) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Names of fm's own files directly inside a folder (listings test names against this set
+   * instead of calling isProtected per entry). The folder itself is not protected: the gate
+   * refused it earlier.
+   */
+  protectedNamesIn(dirReal: string): Set<string> {
+    const names = new Set<string>();
+    for (const p of this.protectedPaths) if (path.dirname(p) === dirReal) names.add(path.basename(p));
+    return names;
   }
 
   /** The access of a signed-in user on their scope (created when the instance makes home folders). */
@@ -154,7 +183,10 @@ export class Gate {
     try {
       lstat = await fsp.lstat(abs);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // ENOTDIR: a file stands where a parent folder should be; the path does not exist
+      // (creating it is then a conflict, which mkdirChecked reports).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
     }
     const mustExist = opts.mustExist ?? !WRITE_OPS.has(op);
     if (!lstat) {
@@ -164,22 +196,61 @@ export class Gate {
 
     const isSymlink = lstat.isSymbolicLink();
     if (!isSymlink) {
+      this.checkRealLocation(access, clean, abs);
       return { access, virtual: clean, scopePath, abs, real: abs, exists: true, lstat, stat: lstat, isSymlink, isDir: lstat.isDirectory() };
     }
-    if (WRITE_OPS.has(op)) throw new ForbiddenError('will not write through a symbolic link');
     if (ENTRY_OPS.has(op)) {
       // Deleting or moving a link touches the link, not its target.
+      this.checkRealLocation(access, clean, abs);
       return { access, virtual: clean, scopePath, abs, real: abs, exists: true, lstat, isSymlink, isDir: false };
     }
     let real: string;
     try {
       real = await fsp.realpath(abs);
     } catch {
+      // Never write through a dangling link: the write would land wherever it points.
+      if (WRITE_OPS.has(op)) throw new ForbiddenError('will not write through a dangling symbolic link');
       throw new NotFoundError('the link target does not exist');
     }
     if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope');
+    this.checkRealLocation(access, clean, real);
     const stat = await fsp.stat(real);
+    // Writes through a link inside the scope go to its target (`real`), as filebrowser does.
     return { access, virtual: clean, scopePath, abs, real, exists: true, lstat, stat, isSymlink, isDir: stat.isDirectory() };
+  }
+
+  /**
+   * When symlinks make a path's real location differ from its virtual path, the rules must
+   * allow the real location too: a link must not open a way around a rule that denies a folder.
+   */
+  private checkRealLocation(access: Access, virtual: string, real: string): void {
+    const lexical = virtual === '/' ? access.rootReal : path.join(access.rootReal, virtual);
+    if (real === lexical) return;
+    const realVirtual = realToVirtual(access.rootReal, real);
+    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
+    if (!access.rules.allowsByRules(this.scopePathOf(access, realVirtual))) throw new ForbiddenError('access denied by a rule');
+  }
+
+  /**
+   * A symlink found inside a tree or listing, resolved like `resolve` does: its target's real
+   * path and stats, 'dangling' when the target is missing, 'denied' when it leaves the scope,
+   * is one of fm's own files or lies where the rules deny access.
+   */
+  resolveLinkEntry(access: Access, abs: string): { real: string; stat: fs.Stats } | 'dangling' | 'denied' {
+    let real: string;
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      return 'dangling';
+    }
+    const realVirtual = realToVirtual(access.rootReal, real);
+    if (realVirtual === undefined || this.isProtected(real)) return 'denied';
+    if (!access.rules.allowsByRules(this.scopePathOf(access, realVirtual))) return 'denied';
+    try {
+      return { real, stat: fs.statSync(real) };
+    } catch {
+      return 'dangling';
+    }
   }
 
   /**
@@ -197,8 +268,8 @@ export class Gate {
         return missing.length ? path.join(real, ...missing.reverse()) : real;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
+        // A missing parent, or a file where a folder should be: check the ancestor above it.
         if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-        if (code === 'ENOTDIR') throw new NotFoundError('a parent is not a folder');
         if (existing === access.rootReal || existing.length <= access.rootReal.length) throw new NotFoundError('not found');
         missing.push(path.basename(existing));
         existing = path.dirname(existing);
@@ -207,32 +278,56 @@ export class Gate {
   }
 
   /**
-   * Checks every descendant of a folder target for a recursive op: any path the rules deny, any
-   * of fm's own files, or a link leaving the scope makes the whole operation 403. Hidden
-   * dotfiles do not count (they travel with their folder).
+   * Checks every descendant of a folder target for a recursive op: any path the rules deny or
+   * any of fm's own files makes the whole operation 403. Hidden dotfiles do not count (they
+   * travel with their folder). With `refuseEscapingLinks` (copies, which recreate links), a
+   * link whose target leaves the scope is refused too. With `mappedTo`, each descendant is also
+   * checked at the place it will take under that virtual path (a copy or move destination).
    */
-  async checkTree(target: Target): Promise<void> {
-    if (!target.isDir || target.isSymlink) return;
+  async checkTree(target: Target, opts: CheckTreeOptions = {}): Promise<void> {
+    if (!target.isDir || (target.isSymlink && target.real === target.abs)) return;
     const { access } = target;
     const noRules = access.rules.isEmpty;
+    const holdsProtected = this.protectedPaths.some((p) => isWithinReal(target.real, p));
+    if (noRules && !holdsProtected && !opts.refuseEscapingLinks) return;
+    const mapped = opts.mappedTo;
     for await (const entry of walk(target.real, target.virtual)) {
-      if (this.isProtected(entry.abs)) throw new ForbiddenError(`${entry.virtual} belongs to fm itself`);
-      if (!noRules && !access.rules.allowsByRules(this.scopePathOf(access, entry.virtual))) {
-        throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`);
+      if (holdsProtected && this.isProtected(entry.abs)) throw new ForbiddenError(`${entry.virtual} belongs to fm itself`);
+      if (!noRules) {
+        if (!access.rules.allowsByRules(this.scopePathOf(access, entry.virtual))) {
+          throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`);
+        }
+        if (mapped !== undefined) {
+          const rel = target.virtual === '/' ? entry.virtual : entry.virtual.slice(target.virtual.length);
+          const dest = mapped === '/' ? rel : mapped + rel;
+          if (!access.rules.allowsByRules(this.scopePathOf(access, dest))) throw new ForbiddenError(`access to ${dest} is denied by a rule`);
+        }
+      }
+      if (opts.refuseEscapingLinks && entry.dirent.isSymbolicLink() && this.resolveLinkEntry(access, entry.abs) === 'denied') {
+        throw new ForbiddenError(`${entry.virtual} is a link that leads outside your scope`);
       }
     }
   }
 
   /**
-   * Visits the visible descendants of a folder (rules, dotfiles, protected files applied),
-   * pruning denied folders; symlinks are reported but never descended into.
+   * Visits the visible descendants of a folder (rules, dotfiles, protected files and in-progress
+   * uploads left out), pruning denied folders; symlinks are reported but never descended into
+   * (resolve them with `resolveLinkEntry`).
    */
   async *visibleTree(target: Target): AsyncGenerator<TreeEntry> {
     const { access } = target;
-    for await (const entry of walk(target.real, target.virtual, (e) => this.isProtected(e.abs) || !this.visible(access, e.virtual))) {
+    const skip = (e: TreeEntry) => e.dirent.name.startsWith(PARTIAL_PREFIX) || this.isProtected(e.abs) || !this.visible(access, e.virtual);
+    for await (const entry of walk(target.real, target.virtual, skip)) {
       yield entry;
     }
   }
+}
+
+export interface CheckTreeOptions {
+  /** Refuse links whose targets leave the scope (or are denied). */
+  refuseEscapingLinks?: boolean;
+  /** Also check each descendant at its place under this virtual path (copy/move destination). */
+  mappedTo?: string;
 }
 
 export interface TreeEntry {
@@ -262,6 +357,13 @@ export async function* walk(dirAbs: string, dirVirtual: string, skip?: (e: TreeE
       if (dirent.isDirectory()) stack.push([e.abs, e.virtual]);
     }
   }
+}
+
+/** The virtual path of a real path under `rootReal`, or undefined when it lies outside. */
+export function realToVirtual(rootReal: string, real: string): string | undefined {
+  if (!isWithinReal(rootReal, real)) return undefined;
+  const rel = path.relative(rootReal, real);
+  return rel ? `/${rel.split(path.sep).join('/')}` : '/';
 }
 
 /** True when `child` (a real path) is `parent` or inside it. */

@@ -41,8 +41,23 @@ export function mimeOf(name: string): string {
   return mime.lookup(name) || 'application/octet-stream';
 }
 
+const typeByExtension = new Map<string, FileType | undefined>();
+
 /** Type from the name alone; `undefined` when only the contents could tell. */
 export function typeFromName(name: string): FileType | undefined {
+  // Listings call this for every entry: cache by extension (a bounded set in practice).
+  const dot = name.lastIndexOf('.');
+  if (dot > 0 && dot < name.length - 1) {
+    const ext = name.slice(dot).toLowerCase();
+    if (typeByExtension.has(ext)) return typeByExtension.get(ext);
+    const t = computeType(name);
+    if (typeByExtension.size < 10_000) typeByExtension.set(ext, t);
+    return t;
+  }
+  return computeType(name);
+}
+
+function computeType(name: string): FileType | undefined {
   const ext = path.extname(name).toLowerCase();
   if (ext in OVERRIDES) return OVERRIDES[ext];
   if (ext && TEXT_EXTENSIONS.has(ext.slice(1))) return 'text';

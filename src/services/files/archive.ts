@@ -1,0 +1,308 @@
+/**
+ * Archive streams for raw folder downloads: zip, or tar piped through a compressor. Entries are
+ * fed one at a time (one open file, output backpressure respected), so memory stays flat
+ * whatever the size of the tree. Entry names are relative, '/'-separated, free of backslashes,
+ * and never absolute or climbing; entries the gate hides are left out and links are never
+ * followed out of the scope.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Duplex, PassThrough, Transform, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiver';
+import { compressFrame } from 'lz4-napi';
+import { SnappyStream } from 'snappystream';
+import { ARCHIVE_ALGOS, type ArchiveAlgo } from '../../api/files.ts';
+import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
+import type { Access, Gate, Target, TreeEntry } from './gate.ts';
+import { openRealForRead } from './io.ts';
+
+const EXTENSIONS: Record<ArchiveAlgo, string> = {
+  zip: '.zip',
+  tar: '.tar',
+  targz: '.tar.gz',
+  tarbz2: '.tar.bz2',
+  tarxz: '.tar.xz',
+  tarlz4: '.tar.lz4',
+  tarsz: '.tar.sz',
+  tarbr: '.tar.br',
+  tarzst: '.tar.zst',
+};
+
+const CONTENT_TYPES: Record<ArchiveAlgo, string> = {
+  zip: 'application/zip',
+  tar: 'application/x-tar',
+  targz: 'application/gzip',
+  tarbz2: 'application/x-bzip2',
+  tarxz: 'application/x-xz',
+  tarlz4: 'application/x-lz4',
+  tarsz: 'application/x-snappy-framed',
+  tarbr: 'application/x-brotli',
+  tarzst: 'application/zstd',
+};
+
+/** Compressors run as programs (argv only, no shell); the first argument list is used. */
+const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
+  tarbz2: ['bzip2', ['-c', '-9']],
+  tarxz: ['xz', ['-c', '-1', '-T0']],
+  tarzst: ['zstd', ['-c', '-q', '-3', '-T0']],
+  tarlz4: ['lz4', ['-c', '-q']],
+};
+
+/** Already-compressed formats are stored in zips rather than deflated again. */
+const STORED = /\.(zip|gz|tgz|bz2|xz|zst|lz4|7z|rar|jpe?g|png|gif|webp|avif|heic|mp4|m4v|mkv|webm|mov|mp3|m4a|ogg|opus|flac|docx|xlsx|pptx|odt|epub)$/i;
+
+/** `algo` as sent by clients: empty, `true` and `zip` mean zip; anything unknown is 400. */
+export function checkArchiveAlgo(raw: string | undefined): ArchiveAlgo {
+  if (raw === undefined || raw === '' || raw === 'true') return 'zip';
+  if ((ARCHIVE_ALGOS as readonly string[]).includes(raw)) return raw as ArchiveAlgo;
+  throw new BadRequestError(`unknown archive format "${raw}" (use ${ARCHIVE_ALGOS.join(', ')})`);
+}
+
+export const archiveExtension = (algo: ArchiveAlgo): string => EXTENSIONS[algo];
+export const archiveContentType = (algo: ArchiveAlgo): string => CONTENT_TYPES[algo];
+
+/**
+ * The archive name of a virtual path relative to `base`: '/'-separated, never absolute or
+ * climbing, backslashes replaced (some extractors treat them as separators). A leading
+ * `word:` would be cut by archiver as a drive letter, so its colon is replaced too.
+ */
+export function entryName(base: string, virtual: string): string {
+  const rel = base === '/' ? virtual : virtual.slice(base.length);
+  const segs = rel
+    .split('/')
+    .filter((s) => s !== '' && s !== '.' && s !== '..')
+    .map((s) => s.replace(/\\/g, '_'));
+  if (segs.length && /^\w+:/.test(segs[0])) segs[0] = segs[0].replace(':', '_');
+  return segs.join('/');
+}
+
+/**
+ * Builds the archive stream of `targets`, entries named relative to `base`. Throws before
+ * anything is sent when the format needs a program this machine lacks. Errors after streaming
+ * started cut the stream (the client sees a truncated download) and are reported to `onError`.
+ */
+export async function createArchiveStream(
+  gate: Gate,
+  access: Access,
+  targets: Target[],
+  base: string,
+  algo: ArchiveAlgo,
+  onError: (err: Error) => void,
+): Promise<Readable> {
+  const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
+  const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
+  // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
+  // an error nobody can listen to. The response gets a PassThrough instead; when the client
+  // leaves, the compressor is killed and the abandoned archiver is simply garbage.
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  const feeder = new Feeder(gate, access, archive, base);
+  const fail = (err: Error) => {
+    if (out.destroyed) return;
+    onError(err);
+    out.destroy(err);
+  };
+  archive.on('warning', () => {});
+  archive.on('error', (err) => {
+    feeder.fail(err);
+    fail(err);
+  });
+  if (compressor) {
+    compressor.on('error', fail);
+    archive.pipe(compressor).pipe(out);
+  } else {
+    archive.pipe(out);
+  }
+  out.on('close', () => {
+    feeder.stop();
+    compressor?.destroy();
+  });
+  feeder.run(targets).catch((err: Error) => {
+    if (feeder.stopped && !feeder.failed) return; // the client left
+    fail(err);
+  });
+  return out;
+}
+
+/** Appends entries one by one, waiting for each to be written before opening the next file. */
+class Feeder {
+  stopped = false;
+  failed = false;
+  finished = false;
+  private current?: { stream?: Readable; reject: (err: Error) => void };
+
+  constructor(
+    private readonly gate: Gate,
+    private readonly access: Access,
+    private readonly archive: Archiver,
+    private readonly base: string,
+  ) {}
+
+  stop(): void {
+    if (this.stopped || this.finished) return;
+    this.stopped = true;
+    this.current?.stream?.destroy();
+    this.current?.reject(new Error('archive stopped'));
+    // Not archive.abort(): with tar it calls unpipe() on tar-stream, which has none, and throws.
+  }
+
+  fail(err: Error): void {
+    this.failed = true;
+    this.current?.reject(err);
+  }
+
+  async run(targets: Target[]): Promise<void> {
+    for (const t of targets) {
+      if (this.stopped) return;
+      if (t.isDir) {
+        if (t.virtual !== this.base) await this.addFolder(t.real, entryName(this.base, t.virtual));
+        for await (const e of this.gate.visibleTree(t)) {
+          if (this.stopped) return;
+          await this.addTreeEntry(e);
+        }
+      } else {
+        await this.addFile(t.real, entryName(this.base, t.virtual));
+      }
+    }
+    if (this.stopped) return;
+    this.finished = true;
+    await this.archive.finalize();
+  }
+
+  private async addTreeEntry(e: TreeEntry): Promise<void> {
+    const name = entryName(this.base, e.virtual);
+    if (!name) return;
+    if (e.dirent.isDirectory()) return this.addFolder(e.abs, name);
+    if (e.dirent.isFile()) return this.addFile(e.abs, name);
+    if (e.dirent.isSymbolicLink()) {
+      // Links to files inside the scope are archived as the file; links to folders (cycles),
+      // dangling links and links leaving the scope are left out. Archives never hold links.
+      const link = this.gate.resolveLinkEntry(this.access, e.abs);
+      if (typeof link === 'object' && link.stat.isFile()) return this.addFile(link.real, name);
+    }
+  }
+
+  private async addFolder(abs: string, name: string): Promise<void> {
+    const st = await fs.promises.lstat(abs).catch(() => undefined);
+    if (!st?.isDirectory()) return;
+    await this.append(Buffer.alloc(0), { name: `${name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 });
+  }
+
+  private async addFile(real: string, name: string): Promise<void> {
+    let fh: fs.promises.FileHandle;
+    try {
+      fh = await openRealForRead(real, this.access.rootReal);
+    } catch {
+      return; // vanished, swapped for a link, or unreadable: left out
+    }
+    let st: fs.Stats;
+    try {
+      st = await fh.stat();
+    } catch {
+      await fh.close().catch(() => {});
+      return;
+    }
+    if (!st.isFile()) {
+      await fh.close().catch(() => {});
+      return;
+    }
+    const data: ZipEntryData = { name, date: st.mtime, mode: st.mode & 0o777, stats: st, store: STORED.test(name) };
+    if (st.size === 0) {
+      await fh.close().catch(() => {});
+      await this.append(Buffer.alloc(0), data);
+      return;
+    }
+    // Exactly the size announced in the tar header, even if the file grows meanwhile.
+    const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: 1 << 20 });
+    await this.append(stream, data);
+  }
+
+  private append(source: Readable | Buffer, data: ZipEntryData): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error('archive stopped'));
+    return new Promise<void>((resolve, reject) => {
+      const done = (err?: Error) => {
+        this.archive.off('entry', onEntry);
+        this.current = undefined;
+        if (err) reject(err);
+        else resolve();
+      };
+      const onEntry = () => done();
+      const stream = Buffer.isBuffer(source) ? undefined : source;
+      // archiver does not forward source errors: a read error must fail the archive here.
+      stream?.once('error', (err) => done(err));
+      this.current = { stream, reject: (err) => done(err) };
+      this.archive.on('entry', onEntry);
+      this.archive.append(source, data);
+    });
+  }
+}
+
+/** The compressing stage of a tar.* archive. */
+function createCompressor(algo: ArchiveAlgo): Duplex {
+  switch (algo) {
+    case 'targz':
+      return zlib.createGzip({ level: 6 });
+    case 'tarbr':
+      return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
+    case 'tarsz':
+      return new SnappyStream();
+    default:
+  }
+  const program = PROGRAMS[algo];
+  if (program && onPath(program[0])) return programStream(program[0], program[1]);
+  if (algo === 'tarxz') return lzmaNativeCompressor();
+  if (algo === 'tarlz4') return lz4FrameCompressor();
+  throw new NotImplementedStatusError(`${algo} archives need the ${program?.[0] ?? algo} program, which is not installed`);
+}
+
+const pathCache = new Map<string, boolean>();
+
+/** Whether an executable of that name is on PATH (looked up once). */
+function onPath(cmd: string): boolean {
+  let found = pathCache.get(cmd);
+  if (found === undefined) {
+    found = (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => {
+      try {
+        fs.accessSync(path.join(dir || '.', cmd), fs.constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    pathCache.set(cmd, found);
+  }
+  return found;
+}
+
+/** A program's stdin/stdout as a Duplex; destroying it kills the program (client gone). */
+function programStream(cmd: string, args: string[]): Duplex {
+  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+  const duplex = Duplex.from({ writable: child.stdin, readable: child.stdout });
+  child.stdin.on('error', () => {}); // EPIPE when the program dies first; 'exit' reports it
+  child.on('error', (err) => duplex.destroy(err));
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && !duplex.destroyed) duplex.destroy(new Error(`${cmd} failed (${code ?? signal})`));
+  });
+  duplex.on('close', () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  return duplex;
+}
+
+/** xz through lzma-native (prebuilt addon) when the xz program is missing. */
+function lzmaNativeCompressor(): Duplex {
+  // lzma-native ships no types; only createCompressor is used.
+  const lzma = createRequire(import.meta.url)('lzma-native') as { createCompressor(opts: { preset: number; threads: number }): Duplex };
+  return lzma.createCompressor({ preset: 1, threads: 1 });
+}
+
+/** LZ4 frames (one per chunk; `lz4 -d` reads concatenated frames) when the lz4 program is missing. */
+function lz4FrameCompressor(): Duplex {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      compressFrame(chunk).then((frame) => done(null, frame), done);
+    },
+  });
+}
