@@ -36,9 +36,12 @@ export interface UploadBenchResult {
   ratio: number;
   /** 1-minute load average before and after (the machine may be shared). */
   load: [number, number];
-  /** Server RSS after start-up and its high-water mark after all uploads, in MB (10^6 bytes). */
+  /** Server RSS after start-up, and its high-water mark (VmHWM) then and after all uploads, in MB (10^6 bytes). */
   idleRssMB: number;
+  startHwmMB: number;
   peakRssMB: number;
+  /** Highest RSS sampled every 20 ms while uploads ran. */
+  uploadPeakRssMB: number;
   /** Server RSS (MB) sampled after each tus run: flat if memory does not grow with bytes uploaded. */
   rssAfterRuns: number[];
   /** Server CPU seconds per GiB uploaded (user + system). */
@@ -47,7 +50,11 @@ export interface UploadBenchResult {
   tusRuns: number[];
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 /** The baseline: stream the bytes into a file (honouring backpressure), then fsync. */
@@ -132,12 +139,15 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
     const tusRuns: number[] = [];
     const cpuRuns: number[] = [];
     const rssAfterRuns: number[] = [];
+    let uploadPeak = 0;
     for (let i = 0; i < runs; i++) {
       const baseline = path.join(work, 'baseline.bin');
       diskRuns.push(mbps(size, await writeToDisk(baseline, buf, size)));
       await fsp.rm(baseline);
       const cpu = cpuOf(pid);
+      const sampler = setInterval(() => (uploadPeak = Math.max(uploadPeak, rssOf(pid).rss)), 20);
       tusRuns.push(mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size)));
+      clearInterval(sampler);
       cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
       rssAfterRuns.push(rssOf(pid).rss);
       const uploaded = path.join(root, 'upload.bin');
@@ -155,7 +165,9 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
       ratio,
       load: [loadBefore, os.loadavg()[0]],
       idleRssMB: idle.rss,
+      startHwmMB: idle.hwm,
       peakRssMB: peak.hwm,
+      uploadPeakRssMB: uploadPeak,
       serverCpuPerGiB: median(cpuRuns),
       rssAfterRuns,
       diskRuns,
@@ -187,8 +199,9 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | ratio per run | ${r.tusRuns.map((t, i) => (t / r.diskRuns[i]).toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
 | server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
-| server RSS after start-up | ${f(r.idleRssMB)} MB | |
+| server RSS after start-up (its VmHWM then) | ${f(r.idleRssMB)} MB (${f(r.startHwmMB)} MB) | |
 | server RSS after each upload | ${runs(r.rssAfterRuns)} MB | |
+| highest server RSS sampled during the uploads (every 20 ms) | ${f(r.uploadPeakRssMB)} MB | |
 | **server peak RSS (VmHWM) over all uploads** | **${f(r.peakRssMB)} MB** | flat, < 150 MB |
 `;
 }
