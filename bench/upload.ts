@@ -208,7 +208,7 @@ Reading the figures: every PATCH pays a fixed cost before its first byte is writ
 (authentication with its database reads, the gate's path checks, the upload record) and an
 fsync before its 204, while the baseline writes without pauses and syncs once. fm overlaps
 the disk with the network inside a chunk (an fdatasync every 4 MiB), so that fixed cost per
-request is most of the gap; a larger `tus.chunkSize` narrows it. On a shared, loaded machine
+request is most of the gap; a larger \`tus.chunkSize\` narrows it. On a shared, loaded machine
 the per-request latency grows (thread-pool and database round trips wait for a core), so the
 ratio varies from run to run; compare runs made under similar load.
 `;
