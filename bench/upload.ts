@@ -2,7 +2,7 @@
  * Upload benchmark: 1 GiB through tus (10 MiB PATCHes over loopback, a real `fm serve`) against
  * writing the same bytes to a file on the same disk in the same run, plus the server's peak
  * memory (VmHWM). Run with `npx tsx bench/upload.ts` after `npm run build`; writes
- * bench/results/upload.md. `benchUpload()` is exported for `npm run bench`.
+ * bench/results/upload.md. `runUploadBench()` and `formatUploadBench()` are exported for `npm run bench`.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { adminClient, startFm } from '../test/helpers/server.ts';
+import { median } from './lib.ts';
 
 const MiB = 1024 * 1024;
 
@@ -50,11 +51,6 @@ export interface UploadBenchResult {
   tusRuns: number[];
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 /** The baseline: stream the bytes into a file (honouring backpressure), then fsync. */
@@ -117,7 +113,7 @@ function rssOf(pid: number): { rss: number; hwm: number } {
   return { rss: (kb('VmRSS') * 1024) / 1e6, hwm: (kb('VmHWM') * 1024) / 1e6 };
 }
 
-export async function benchUpload(opts: UploadBenchOptions = {}): Promise<UploadBenchResult> {
+export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<UploadBenchResult> {
   const size = opts.size ?? 1024 * MiB;
   const chunk = opts.chunk ?? 10 * MiB;
   const runs = opts.runs ?? 3;
@@ -180,7 +176,7 @@ export async function benchUpload(opts: UploadBenchOptions = {}): Promise<Upload
 }
 
 /** The results as a Markdown page. */
-export function uploadReport(r: UploadBenchResult): string {
+export function formatUploadBench(r: UploadBenchResult): string {
   const f = (n: number) => n.toFixed(0);
   const runs = (xs: number[]) => xs.map(f).join(' / ');
   return `# Upload benchmark (tus)
@@ -216,8 +212,8 @@ ratio varies from run to run; compare runs made under similar load.
 
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
-  const result = await benchUpload({ runs: Number(process.env.BENCH_RUNS ?? 3) });
-  const report = uploadReport(result);
+  const result = await runUploadBench({ runs: Number(process.env.BENCH_RUNS ?? 3) });
+  const report = formatUploadBench(result);
   const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'upload.md');
   fs.mkdirSync(path.dirname(out), { recursive: true });
   fs.writeFileSync(out, report);
