@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs/promises';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import { UserDataSchema, type Rule, type UserData, type UserWrite } from '../api/user.ts';
+import { UserDataSchema, type UserData, type UserWrite } from '../api/user.ts';
 import type { Settings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
-import { decodeToken, forgeToken, rawRequest, unsignedToken } from '../helpers/http-raw.ts';
+import { decodeToken, forgeToken, unsignedToken } from '../helpers/http-raw.ts';
 
 let fm: FmServer;
 let admin: Client;

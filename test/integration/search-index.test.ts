@@ -137,6 +137,22 @@ describe('search index', () => {
     expect(await search(users[2].index, '/', 'report')).toEqual(['f report-bob.txt', 'f sub/deeper/report-deep.txt']);
   });
 
+  it('lists folder sizes from the index with ?dirsizes=true, without walking, and keeps them fresh', async () => {
+    type Listing = { items: Array<{ name: string; isDir: boolean; dirSize?: number }> };
+    const sizes = async () => {
+      const listing = await indexAdmin.json<Listing>('/api/resources/?dirsizes=true');
+      return Object.fromEntries(listing.items.filter((i) => i.isDir).map((i) => [i.name, i.dirSize]));
+    };
+    expect(await sizes()).toMatchObject({ docs: 3004, home: 2, photos: 2, old: 1 });
+    const plain = await indexAdmin.json<Listing>('/api/resources/');
+    expect(plain.items.some((i) => 'dirSize' in i)).toBe(false);
+    put(root, 'docs/private/grown.bin', 'y'.repeat(500));
+    const deadline = Date.now() + 2000;
+    while ((await sizes()).docs !== 3504 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect((await sizes()).docs).toBe(3504);
+    fs.rmSync(path.join(root, 'docs/private/grown.bin'));
+  });
+
   it('sees files created, renamed and deleted outside fm within 2 seconds', async () => {
     put(root, 'docs/outside-made.txt');
     expect(await eventually(() => search(indexAdmin, '/', 'outside-made'), (r) => r.length === 1)).toEqual(['f docs/outside-made.txt']);

@@ -35,7 +35,7 @@ describe('config export and import (filebrowser shapes)', () => {
       { regex: true, allow: false, path: '', regexp: { raw: '\\.bak$' } },
     ]);
     expect(s.defaults).toMatchObject({ locale: 'de', viewMode: 'mosaic', commands: [], hideDotfiles: true, sorting: { by: 'modified', asc: false } });
-    expect(s.commands.after_upload).toEqual(['/usr/local/bin/scan-upload']);
+    expect(s.commands.after_upload).toEqual(['/bin/echo uploaded']);
     // The signing key is kept; serve options are reported, not stored.
     expect(ignored).toEqual(expect.arrayContaining(['server.root', 'server.baseURL', 'server.port', 'server.address']));
     expect(ignored).not.toContain('settings.key');

@@ -16,7 +16,7 @@ export function requestLog(write: ((line: string) => void) | undefined): FmMiddl
           write(`${new Date().toISOString()} ${ctx.ip} ${ctx.method} ${ctx.path} ${ctx.status} ${ms.toFixed(1)}ms`);
         };
         // Log when the response is done, so streamed bodies are timed to the end.
-        if (ctx.res.writableFinished || !ctx.respond) log();
+        if (ctx.res.writableFinished || ctx.respond === false) log();
         else ctx.res.once('close', log);
       }
     }

@@ -5,27 +5,19 @@
  * same protective headers as raw downloads. `?key=<mtime ms>` (what the UI sends) makes the
  * answer cacheable for a long time; without it clients revalidate with the ETag.
  */
+import { sendUserFileInline } from '../../services/files/download.ts';
 import fsp from 'node:fs/promises';
 import Router from '@koa/router';
 import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import type { Target } from '../../services/files/gate.ts';
-import { openForRead } from '../../services/files/io.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
-import { mimeOf } from '../../services/files/types.ts';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
 import { queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/preview/';
 const LONG_CACHE = 'private, max-age=31536000, immutable';
-
-/**
- * CSP for user files served from our origin: nothing may run or load (an SVG's script, an
- * HTML page's forms), and `sandbox` gives the document an opaque origin.
- * TODO(lead): the raw-download route has the same headers; unify in one serve-file helper.
- */
-export const USER_FILE_CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; sandbox";
 
 async function getPreview(ctx: FmContext): Promise<void> {
   const rest = ctx.path.slice(PREFIX.length);
@@ -97,26 +89,8 @@ async function send(ctx: FmContext, target: Target, size: PreviewSize, outcome: 
       return;
     }
     case 'raw':
-      await sendUserFile(ctx, target);
+      await sendUserFileInline(ctx, target);
   }
-}
-
-/**
- * Streams a resolved user file inline with protective headers (CSP sandbox; nosniff is global).
- * TODO(lead): shared with the raw route; move into one serve-file helper.
- */
-export async function sendUserFile(ctx: FmContext, target: Target): Promise<void> {
-  const fh = await openForRead(target);
-  const name = baseName(target.virtual);
-  ctx.type = mimeOf(name);
-  ctx.length = target.stat!.size;
-  ctx.set('Content-Security-Policy', USER_FILE_CSP);
-  ctx.set('Content-Disposition', `inline; filename*=UTF-8''${encodeRFC5987(name)}`);
-  ctx.body = fh.createReadStream();
-}
-
-function encodeRFC5987(s: string): string {
-  return encodeURIComponent(s).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** Aborts when the client disconnects before the response is complete. */

@@ -4,7 +4,7 @@ import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
 import { CHECKSUM_ALGOS, type ChecksumAlgo } from '../../api/files.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { fileInfo, listFolderJson } from '../../services/files/info.ts';
+import { fileInfo, listFolderJson, listFolderWithSizes } from '../../services/files/info.ts';
 import { openForRead } from '../../services/files/io.ts';
 import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
 import { parseRequestPath } from '../../services/files/paths.ts';
@@ -26,12 +26,15 @@ async function getResource(ctx: FmContext): Promise<void> {
   const target = await gate.resolve(access, virtual, 'read');
   const user = ctx.state.user!;
   if (target.isDir) {
-    ctx.type = 'application/json; charset=utf-8';
-    ctx.body = await listFolderJson(gate, target, {
+    const opts = {
       sorting: user.sorting,
       offset: nonNegativeInt(queryString(ctx, 'offset'), 'offset'),
       limit: nonNegativeInt(queryString(ctx, 'limit'), 'limit'),
-    });
+    };
+    ctx.type = 'application/json; charset=utf-8';
+    ctx.body = queryFlag(ctx, 'dirsizes')
+      ? await listFolderWithSizes(gate, target, opts, ctx.services.searchIndex.childDirSizes(target.real))
+      : await listFolderJson(gate, target, opts);
     return;
   }
   const algo = queryString(ctx, 'checksum');

@@ -57,6 +57,25 @@ export function contentDisposition(type: 'inline' | 'attachment', name: string):
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
+/**
+ * Streams a resolved regular file inline with the user-file headers (previews answering with
+ * the original image use this; /api/raw goes through `serveDownload`).
+ */
+export async function sendUserFileInline(ctx: Koa.Context, target: Target): Promise<void> {
+  const fh = await openForRead(target);
+  const st = await fh.stat();
+  if (!st.isFile()) {
+    await fh.close();
+    throw new BadRequestError('not a regular file');
+  }
+  const name = baseName(target.virtual);
+  userFileHeaders(ctx);
+  ctx.type = mime.contentType(name) || 'application/octet-stream';
+  ctx.length = st.size;
+  ctx.set('Content-Disposition', contentDisposition('inline', name));
+  ctx.body = fh.createReadStream();
+}
+
 /** Serves a raw download: a file (Range, conditional requests) or an archive. */
 export async function serveDownload(gate: Gate, ctx: Koa.Context, req: DownloadRequest): Promise<void> {
   const target = await gate.resolve(req.access, req.virtual, 'download');

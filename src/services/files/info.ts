@@ -63,6 +63,23 @@ export async function listFolderJson(gate: Gate, target: Target, opts: ListOptio
   return listingJson(scan, folderBase(target), opts.sorting, page, paged, order.length);
 }
 
+/**
+ * A folder listing as an object, with each sub-folder's total size (`dirSize`) when
+ * `dirSizes` knows it (from the search index: nothing is walked at request time).
+ */
+export async function listFolderWithSizes(gate: Gate, target: Target, opts: ListOptions, dirSizes: Map<string, number> | undefined): Promise<ListingDto> {
+  const { scan, order } = await scanFolder(gate, target, opts.sorting);
+  const { page, paged } = pageOf(order, opts.offset, opts.limit);
+  const listing = listingFromScan(scan, folderBase(target), opts.sorting, page, paged, order.length);
+  if (dirSizes) {
+    for (const item of listing.items) {
+      const size = item.isDir && !item.isSymlink ? dirSizes.get(item.name) : undefined;
+      if (size !== undefined) item.dirSize = size;
+    }
+  }
+  return listing;
+}
+
 function folderBase(target: Target): FileInfoDto {
   return infoFromStats(target.virtual, baseName(target.virtual), target.lstat!, target.stat);
 }

@@ -246,6 +246,18 @@ export class SearchIndex {
     return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
   }
 
+  /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */
+  childDirSizes(dirAbs: string): Map<string, number> | undefined {
+    if (!this.ready) return undefined;
+    const id = this.idOf(dirAbs);
+    if (id < 0 || !this.store.isDir(id)) return undefined;
+    const out = new Map<string, number>();
+    for (const child of this.store.children[id] ?? []) {
+      if (this.store.isDir(child)) out.set(this.store.names[child], this.store.treeSize[child]);
+    }
+    return out;
+  }
+
   /**
    * Entries under `dirAbs` whose name contains any of `terms` (all names when `terms` is empty)
    * and that pass `filter`. Terms are matched case-insensitively unless `caseSensitive`.
