@@ -31,6 +31,14 @@ async function buildServer() {
 
 const COMPRESSIBLE = /\.(js|css|html|json|svg|map|txt|webmanifest)$/;
 
+/** The project's home page for the UI's links: package.json `homepage`, else the repository URL, else none. */
+function projectUrl() {
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const repo = typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url;
+  const url = pkg.homepage || (repo ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  return /^https?:\/\//.test(url) ? url : '';
+}
+
 async function buildWeb() {
   fs.rmSync(webOut, { recursive: true, force: true });
   const assets = path.join(webOut, 'assets');
@@ -50,14 +58,14 @@ async function buildWeb() {
     loader: { '.svg': 'file', '.png': 'file', '.woff2': 'file' },
     metafile: true,
     jsx: 'automatic',
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', __FM_PROJECT_URL__: JSON.stringify(projectUrl()) },
     legalComments: 'none',
     logLevel: 'warning',
   });
   let mainJs = '';
   let mainCss = '';
   for (const [file, meta] of Object.entries(result.metafile.outputs)) {
-    if (meta.entryPoint && file.endsWith('.js')) mainJs = path.basename(file);
+    if (meta.entryPoint === 'web/main.tsx' && file.endsWith('.js')) mainJs = path.basename(file);
     if (meta.entryPoint === undefined && file.endsWith('.css') && path.basename(file).startsWith('main-')) mainCss = path.basename(file);
   }
   const template = fs.readFileSync(path.join(root, 'web/index.html'), 'utf8');

@@ -1,4 +1,47 @@
+/** Start-up: theme, session, language (and captcha), then the first render. */
+import { Provider } from 'jotai';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { App } from './App.tsx';
+import './styles/index.css';
+import { connectSession, restoreSession } from './actions/session.ts';
+import { settings } from './config.ts';
+import { initI18n } from './i18n/index.ts';
+import { userLocale } from './i18n/locales.ts';
+import { applyTheme } from './lib/theme.ts';
+import { userAtom } from './state/auth.ts';
+import { store } from './state/store.ts';
+import { App } from './routes.tsx';
 
-createRoot(document.getElementById('app')!).render(<App />);
+/** With a captcha configured, mounting waits for its script (spec §4). */
+function loadRecaptcha(): Promise<void> {
+  return new Promise((resolve) => {
+    const s = document.createElement('script');
+    s.src = `${settings.ReCaptchaHost.replace(/\/$/, '')}/recaptcha/api.js?render=explicit`;
+    s.async = true;
+    s.onload = () => {
+      const g = (window as unknown as { grecaptcha?: { ready?: (cb: () => void) => void } }).grecaptcha;
+      if (g?.ready) g.ready(() => resolve());
+      else resolve();
+    };
+    // A captcha host that cannot be reached must not keep the page blank.
+    s.onerror = () => resolve();
+    document.head.appendChild(s);
+  });
+}
+
+async function start(): Promise<void> {
+  applyTheme(settings.Theme);
+  connectSession();
+  await restoreSession();
+  await initI18n(userLocale(store.get(userAtom)?.locale, navigator.languages));
+  if (settings.ReCaptcha && settings.ReCaptchaHost) await loadRecaptcha();
+  createRoot(document.getElementById('app')!).render(
+    <StrictMode>
+      <Provider store={store}>
+        <App />
+      </Provider>
+    </StrictMode>,
+  );
+}
+
+void start();

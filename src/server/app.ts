@@ -44,6 +44,11 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
   app.use(handleErrors);
   app.use(securityHeaders);
   if (opts.baseURL) app.use(stripBaseURL(opts.baseURL));
+  // One cheap check per request for changes by other processes (the CLI); reads are memoised.
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith('/static/') && ctx.path !== '/health') await ctx.services.repos.db.refresh();
+    await next();
+  });
   for (const mw of opts.before ?? []) app.use(mw);
 
   const base: FmRouter = new Router();

@@ -19,6 +19,11 @@ export interface Database {
   ns(name: Namespace): Keyv;
   /** Every [key, value] of a namespace, read in one query (safe to mutate afterwards). */
   entries<T>(name: Namespace): Promise<Array<[string, T]>>;
+  /**
+   * Drops cached reads if another connection (the CLI, another fm) changed the database since
+   * the last call. The server calls it once per request; reads between calls come from memory.
+   */
+  refresh(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -89,6 +94,11 @@ export async function openDatabase(file: string): Promise<Database> {
     throw new DatabaseError(`cannot open database ${abs}: ${msg}`);
   }
 
+  const memo = new ReadMemo();
+  for (const name of MEMO_NAMESPACES) memo.wrap(name, keyvs.get(name)!);
+  const metaStore = stores.get('meta')!;
+  let dataVersion = -1;
+
   return {
     file: abs,
     ns(name) {
@@ -96,11 +106,24 @@ export async function openDatabase(file: string): Promise<Database> {
     },
     async entries<T>(name: Namespace) {
       const kv = keyvs.get(name)!;
-      const out: Array<[string, T]> = [];
-      if (!kv.iterator) return out;
-      // keyv's iterator deletes expired rows as it goes; collect everything first.
-      for await (const [key, value] of kv.iterator(undefined)) out.push([key as string, value as T]);
-      return out;
+      const load = async () => {
+        const out: Array<[string, T]> = [];
+        if (!kv.iterator) return out;
+        // keyv's iterator deletes expired rows as it goes; collect everything first.
+        for await (const [key, value] of kv.iterator(undefined)) out.push([key as string, value as T]);
+        return out;
+      };
+      return MEMO_NAMESPACES.has(name) ? memo.read(`${name}\0*`, load) : load();
+    },
+    async refresh() {
+      // data_version changes whenever another connection commits (our own other connections
+      // included, which is harmless: they also cleared the memo when they wrote).
+      const rows = (await metaStore.query('PRAGMA data_version')) as Array<{ data_version: number }>;
+      const v = rows[0]?.data_version ?? -1;
+      if (v !== dataVersion) {
+        dataVersion = v;
+        memo.clear();
+      }
     },
     async close() {
       // Fold the WAL back into the main file first, so the file on disk is complete even if
@@ -112,6 +135,55 @@ export async function openDatabase(file: string): Promise<Database> {
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
     },
   };
+}
+
+/** Namespaces whose reads are memoised between database changes (read on every request). */
+const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
+
+/**
+ * Memoised reads of a few hot namespaces. Any write through this process clears the memo; a
+ * read that raced a write is not stored (generation check). Values are cloned on the way out
+ * so callers can never mutate the cache.
+ */
+class ReadMemo {
+  private readonly values = new Map<string, unknown>();
+  private generation = 0;
+
+  clear(): void {
+    this.values.clear();
+    this.generation++;
+  }
+
+  async read<T>(key: string, load: () => Promise<T>): Promise<T> {
+    if (this.values.has(key)) return structuredClone(this.values.get(key) as T);
+    const gen = this.generation;
+    const value = await load();
+    if (gen === this.generation) {
+      if (this.values.size >= 10_000) this.values.clear();
+      this.values.set(key, value);
+    }
+    return structuredClone(value);
+  }
+
+  /** Routes a Keyv's reads through the memo and makes its writes clear it. */
+  wrap(name: Namespace, kv: Keyv): void {
+    // Keyv's methods are generic overloads; these wrappers keep their runtime contract.
+    const target = kv as unknown as Record<'get' | 'set' | 'delete' | 'clear', (...args: unknown[]) => Promise<unknown>>;
+    const get = target.get.bind(kv);
+    target.get = (key: unknown, ...rest: unknown[]) =>
+      typeof key === 'string' && rest.length === 0 ? this.read(`${name}\0${key}`, () => get(key)) : get(key, ...rest);
+    for (const method of ['set', 'delete', 'clear'] as const) {
+      const original = target[method].bind(kv);
+      target[method] = async (...args: unknown[]) => {
+        this.clear();
+        try {
+          return await original(...args);
+        } finally {
+          this.clear();
+        }
+      };
+    }
+  }
 }
 
 /** Refuses a SQLite file that holds other tables but not fm's: it belongs to something else. */

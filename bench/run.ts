@@ -1,0 +1,112 @@
+/**
+ * `npm run bench`: every benchmark of the suite, fm against its baseline in the same run, as
+ * one table of medians and ratios, written to bench/results/latest.md. Never part of `npm test`.
+ *
+ *   npm run bench                 default sizes (a few minutes on 2 cores)
+ *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
+ *   npm run bench -- --only search,archives
+ *
+ * Generated data lives in bench/.data (kept between runs: recreating a million files right
+ * after deleting them is many times slower on this machine's file system).
+ */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { PROJECT, fmt, median, memoryOf, startFm, timeIt } from './lib.ts';
+import { benchSearch, type Row } from './search.ts';
+import { benchArchives, benchRequests } from './throughput.ts';
+import { runFilesBench } from './files.ts';
+
+const args = process.argv.slice(2);
+const small = args.includes('--small');
+const only = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1].split(',')) : undefined;
+const want = (name: string) => !only || only.has(name);
+const dataDir = path.join(PROJECT, 'bench', '.data');
+fs.mkdirSync(dataDir, { recursive: true });
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+const rows: Row[] = [];
+
+async function section(name: string, fn: () => Promise<Row[]>): Promise<void> {
+  if (!want(name)) return;
+  log(`== ${name}`);
+  const started = Date.now();
+  try {
+    rows.push(...(await fn()));
+  } catch (err) {
+    rows.push({ workload: name, fm: '–', baseline: '–', ratio: '–', note: `failed: ${(err as Error).message}` });
+  }
+  log(`   ${((Date.now() - started) / 1000).toFixed(0)} s`);
+}
+
+await section('startup', async () => {
+  const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-bench-empty-'));
+  const fmMs: number[] = [];
+  const nodeMs: number[] = [];
+  let idle = 0;
+  for (let i = 0; i < 5; i++) {
+    nodeMs.push(await timeIt(() => spawnSync(process.execPath, ['-e', '0'])));
+    const fm = await startFm(empty);
+    fmMs.push(fm.startupMs);
+    await new Promise((r) => setTimeout(r, 500));
+    idle = memoryOf(fm.child.pid!).rss;
+    await fm.stop();
+  }
+  fs.rmSync(empty, { recursive: true, force: true });
+  return [
+    {
+      workload: 'start-up to "listening on" (fresh database)',
+      fm: `${fmt(median(fmMs), 0)} ms`,
+      baseline: `node -e 0: ${fmt(median(nodeMs), 0)} ms`,
+      ratio: `${fmt(median(fmMs) / median(nodeMs), 1)}×`,
+      note: `idle RSS ${fmt(idle, 0)} MiB`,
+    },
+  ];
+});
+
+await section('listing', async () => {
+  const out: Row[] = [];
+  for (const entries of [10_000, 100_000]) {
+    const r = await runFilesBench({ entries, downloadBytes: 1 << 20, runs: 5, log: () => {} });
+    out.push({
+      workload: `list ${entries.toLocaleString('en')} entries (GET /api/resources)`,
+      fm: `${fmt(median(r.listApiMs), 0)} ms`,
+      baseline: `readdir+lstat loop ${fmt(median(r.listBareMs), 0)} ms`,
+      ratio: `${fmt(r.listRatio, 2)}× (target ≤ 2×)`,
+    });
+  }
+  return out;
+});
+
+await section('download', async () => {
+  const bytes = small ? 256 * 1024 * 1024 : 1024 ** 3;
+  const r = await runFilesBench({ entries: 10, downloadBytes: bytes, runs: 5, log: () => {} });
+  return [
+    {
+      workload: `download ${fmt(bytes / 1024 ** 3, 2)} GiB (GET /api/raw)`,
+      fm: `${fmt(median(r.fmMBps), 0)} MB/s`,
+      baseline: `nginx ${fmt(median(r.nginxMBps), 0)} MB/s; bare Node ${fmt(median(r.nodeMBps), 0)} MB/s`,
+      ratio: `${fmt(r.downloadRatio, 2)}× nginx (target ≥ 0.7)`,
+    },
+  ];
+});
+
+await section('archives', () => benchArchives(dataDir));
+
+await section('search', () =>
+  benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }),
+);
+
+await section('requests', () => benchRequests(dataDir));
+
+const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+const table = [
+  '| workload | fm | baseline | ratio | note |',
+  '|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.workload} | ${r.fm} | ${r.baseline} | ${r.ratio} | ${r.note ?? ''} |`),
+].join('\n');
+const md = `# Benchmark results\n\nRun ${new Date().toISOString()} on ${machine}${small ? ', --small sizes' : ''}.\nEvery baseline ran in the same run as fm; compare the ratios, not absolute figures across runs.\n\n${table}\n`;
+fs.mkdirSync(path.join(PROJECT, 'bench', 'results'), { recursive: true });
+fs.writeFileSync(path.join(PROJECT, 'bench', 'results', 'latest.md'), md);
+process.stdout.write(`\n${md}`);

@@ -1,0 +1,111 @@
+/**
+ * Archives and request throughput, each against a command-line or nginx baseline in the same
+ * run: zip and tar.gz of 10,000 small files (fm's /api/raw vs `zip -r -6` and `tar czf`, both
+ * compressing at level 6 like fm), and requests per second with p99 latency on a small listing
+ * (wrk, 50 connections) for fm vs nginx's JSON autoindex of the same folder.
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fmt, have, median, sampleRss, startFm, startNginx, timeIt } from './lib.ts';
+import type { Row } from './search.ts';
+
+/** 10,000 files of 1–8 KiB of random bytes in 100 folders (about 46 MB), made once. */
+export function ensureSmallFiles(dataDir: string, count = 10_000): string {
+  const root = path.join(dataDir, `small-${count}`);
+  const marker = path.join(root, '.complete');
+  if (fs.existsSync(marker)) return root;
+  fs.rmSync(root, { recursive: true, force: true });
+  for (let i = 0; i < count; i++) {
+    const dir = path.join(root, 'set', `d${String(i % 100).padStart(3, '0')}`);
+    if (i < 100) fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, `f${i}.bin`), crypto.randomBytes(1024 * (1 + (i % 8))));
+  }
+  // A small listing for the throughput test: 50 files, like the baseline's.
+  const small = path.join(root, 'fifty');
+  fs.mkdirSync(small);
+  for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(small, `file-${i}.txt`), 'x'.repeat(i * 10));
+  fs.writeFileSync(marker, '');
+  return root;
+}
+
+function sh(cmd: string): void {
+  const r = spawnSync('sh', ['-c', cmd], { stdio: 'ignore' });
+  if (r.status !== 0) throw new Error(`failed: ${cmd}`);
+}
+
+function curlToNull(url: string, token: string): void {
+  const r = spawnSync('curl', ['-sf', '-o', '/dev/null', '-H', `X-Auth: ${token}`, url]);
+  if (r.status !== 0) throw new Error(`curl ${url} failed (${r.status})`);
+}
+
+export async function benchArchives(dataDir: string, runs = 3): Promise<Row[]> {
+  const root = ensureSmallFiles(dataDir);
+  const inputMB = Number(spawnSync('du', ['-sb', path.join(root, 'set')], { encoding: 'utf8' }).stdout.split('\t')[0]) / 1e6;
+  const fm = await startFm(root, ['--no-index']);
+  const rows: Row[] = [];
+  try {
+    for (const [algo, label, baseline] of [
+      ['zip', 'zip', `cd ${root} && zip -qr -6 - set > /dev/null`],
+      ['targz', 'tar.gz', `tar czf - -C ${root} set > /dev/null`],
+    ] as const) {
+      if (algo === 'zip' && !have('zip')) continue;
+      const fmTimes: number[] = [];
+      const baseTimes: number[] = [];
+      const rss = sampleRss(fm.child.pid!);
+      for (let i = 0; i < runs; i++) {
+        fmTimes.push(await timeIt(() => curlToNull(`${fm.url}/api/raw/set?algo=${algo}`, fm.token)));
+        baseTimes.push(await timeIt(() => sh(baseline)));
+      }
+      const peak = rss.stop();
+      const f = median(fmTimes);
+      const b = median(baseTimes);
+      rows.push({
+        workload: `${label} of 10,000 files (${fmt(inputMB, 0)} MB)`,
+        fm: `${fmt(f, 0)} ms = ${fmt(inputMB / (f / 1000), 0)} MB/s`,
+        baseline: `${baseline.includes('zip') ? 'zip -6' : 'tar czf'} ${fmt(b, 0)} ms`,
+        ratio: `${fmt(b / f, 2)}× the CLI's speed`,
+        note: `fm peak RSS ${fmt(peak, 0)} MiB`,
+      });
+    }
+  } finally {
+    await fm.stop();
+  }
+  return rows;
+}
+
+function wrk(url: string, headers: Record<string, string>): { rps: number; p99: number } {
+  const args = ['-t2', '-c50', '-d8s', '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const out = spawnSync('wrk', [...args, url], { encoding: 'utf8' }).stdout;
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
+  const p99raw = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p99 = p99raw ? Number(p99raw[1]) * (p99raw[2] === 'us' ? 0.001 : p99raw[2] === 's' ? 1000 : 1) : NaN;
+  return { rps, p99 };
+}
+
+export async function benchRequests(dataDir: string): Promise<Row[]> {
+  if (!have('wrk')) return [{ workload: 'small listing under load (wrk)', fm: '–', baseline: '–', ratio: '–', note: 'wrk is not installed (apt-get install -y wrk)' }];
+  const root = ensureSmallFiles(dataDir);
+  const fm = await startFm(root, ['--no-index']);
+  const nginx = await startNginx(root);
+  try {
+    const rss = sampleRss(fm.child.pid!);
+    const f = wrk(`${fm.url}/api/resources/fifty`, { 'X-Auth': fm.token });
+    const peak = rss.stop();
+    const n = wrk(`${nginx.url}/fifty/`, {});
+    return [
+      {
+        workload: 'listing of 50 files, wrk -c50 (req/s, p99)',
+        fm: `${fmt(f.rps, 0)} req/s, p99 ${fmt(f.p99)} ms`,
+        baseline: `nginx ${fmt(n.rps, 0)} req/s, p99 ${fmt(n.p99)} ms`,
+        ratio: `${fmt(f.rps / n.rps, 2)}× nginx`,
+        note: `fm peak RSS ${fmt(peak, 0)} MiB`,
+      },
+    ];
+  } finally {
+    nginx.stop();
+    await fm.stop();
+  }
+}

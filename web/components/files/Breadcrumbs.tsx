@@ -1,0 +1,34 @@
+import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
+import { breadcrumbs, visibleCrumbs } from '../../lib/paths.ts';
+import { Icon } from '../ui/Icon.tsx';
+
+/** A home link plus the decoded path segments; beyond 3 segments the rest hides behind an ellipsis. */
+export function Breadcrumbs({ path }: { path: string }) {
+  const { t } = useTranslation();
+  const { hidden, shown } = visibleCrumbs(breadcrumbs(path));
+  const last = shown.length - 1;
+  return (
+    <nav className="breadcrumbs" aria-label={t('files.breadcrumbs')}>
+      <Link href="/files/" className="breadcrumb" aria-label={t('files.home')} title={t('files.home')}>
+        <Icon name="home" size={18} />
+      </Link>
+      {hidden && (
+        <>
+          <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
+          <Link href={hidden.url} className="breadcrumb" title={path}>
+            …
+          </Link>
+        </>
+      )}
+      {shown.map((c, i) => (
+        <span key={c.url} className="breadcrumb-part">
+          <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
+          <Link href={c.url} className="breadcrumb" aria-current={i === last ? 'page' : undefined}>
+            {c.name}
+          </Link>
+        </span>
+      ))}
+    </nav>
+  );
+}

@@ -1,0 +1,34 @@
+/** The listing's column header: name, size and last modified, each sorting on click (saved to the user). */
+import { useAtomValue } from 'jotai';
+import { useTranslation } from 'react-i18next';
+import { userAtom } from '../../state/auth.ts';
+import { Icon } from '../ui/Icon.tsx';
+import { sortBy } from './viewMode.ts';
+
+export function SortHeader() {
+  const { t } = useTranslation();
+  const sorting = useAtomValue(userAtom)?.sorting ?? { by: 'name', asc: true };
+  const column = (by: string, label: string, cls: string) => {
+    const active = sorting.by === by;
+    return (
+      <button
+        type="button"
+        className={`sort-button ${cls}${active ? ' sort-active' : ''}`}
+        onClick={() => void sortBy(by)}
+        aria-label={t(`files.sortBy.${by}`)}
+        aria-sort={active ? (sorting.asc ? 'ascending' : 'descending') : undefined}
+        data-sort={by}
+      >
+        <span>{label}</span>
+        {active && <Icon name={sorting.asc ? 'arrowUp' : 'arrowDown'} size={16} />}
+      </button>
+    );
+  };
+  return (
+    <div className="listing-header">
+      {column('name', t('files.name'), 'col-name')}
+      {column('size', t('files.size'), 'col-size')}
+      {column('modified', t('files.lastModified'), 'col-modified')}
+    </div>
+  );
+}

@@ -1,0 +1,23 @@
+import { useTranslation } from 'react-i18next';
+import { Icon, type IconName } from './Icon.tsx';
+import { useTitle } from './useTitle.ts';
+
+const SCREENS: Record<number, { icon: IconName; key: string }> = {
+  0: { icon: 'cloudOff', key: 'errors.connection' },
+  403: { icon: 'lock', key: 'errors.forbidden' },
+  404: { icon: 'search', key: 'errors.notFound' },
+  500: { icon: 'alert', key: 'errors.internal' },
+};
+
+/** An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display. */
+export function ErrorScreen({ code }: { code: number }) {
+  const { t } = useTranslation();
+  const screen = SCREENS[code] ?? SCREENS[500];
+  useTitle(t(screen.key));
+  return (
+    <div className="error-screen" role="alert">
+      <Icon name={screen.icon} size={64} />
+      <h2>{t(screen.key)}</h2>
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * Selection rules of the listing (spec §4 "Selection"), as pure functions over item indexes.
+ * The first selected index is the anchor of Shift ranges.
+ */
+
+/** Two clicks on the same item within this many milliseconds open it. */
+export const DOUBLE_CLICK_MS = 300;
+
+export interface ClickInput {
+  index: number;
+  ctrl: boolean;
+  shift: boolean;
+  /** Event time in milliseconds. */
+  time: number;
+}
+
+export interface ClickOptions {
+  singleClick: boolean;
+  multiple: boolean;
+}
+
+export interface LastClick {
+  index: number;
+  time: number;
+}
+
+export interface ClickResult {
+  selected: number[];
+  /** The clicked item should be opened. */
+  open: boolean;
+  last: LastClick;
+}
+
+/** Indexes from `a` to `b` inclusive, starting at `a`. */
+export function range(a: number, b: number): number[] {
+  const out: number[] = [];
+  const step = a <= b ? 1 : -1;
+  for (let i = a; i !== b + step; i += step) out.push(i);
+  return out;
+}
+
+export function toggle(selected: number[], index: number): number[] {
+  return selected.includes(index) ? selected.filter((i) => i !== index) : [...selected, index];
+}
+
+/** Applies one click to the selection. */
+export function click(selected: number[], last: LastClick | undefined, input: ClickInput, opts: ClickOptions): ClickResult {
+  const { index, time } = input;
+  const here: LastClick = { index, time };
+  if (input.shift && selected.length > 0) {
+    const span = range(selected[0], index);
+    if (!input.ctrl) return { selected: span, open: false, last: here };
+    return { selected: [...selected, ...span.filter((i) => !selected.includes(i))], open: false, last: here };
+  }
+  if (input.ctrl) return { selected: toggle(selected, index), open: false, last: here };
+  if (opts.multiple) return { selected: toggle(selected, index), open: false, last: here };
+  if (opts.singleClick) return { selected: [index], open: true, last: here };
+  const double = last !== undefined && last.index === index && time - last.time <= DOUBLE_CLICK_MS;
+  // After a double click the next click starts a fresh pair.
+  return { selected: [index], open: double, last: double ? { index: -1, time: 0 } : here };
+}
+
+/** Maps a selection across a listing refresh: items keep their selection when their path is unchanged. */
+export function remapSelection(selected: number[], before: readonly { path: string }[], after: readonly { path: string }[]): number[] {
+  if (selected.length === 0) return [];
+  const wanted = new Set(selected.map((i) => before[i]?.path).filter((p): p is string => p !== undefined));
+  const out: number[] = [];
+  after.forEach((item, i) => {
+    if (wanted.has(item.path)) out.push(i);
+  });
+  return out;
+}
+
+/** Moves a keyboard cursor by `delta` within `count` items, clamped; from nothing it starts at the first or last. */
+export function moveCursor(current: number | undefined, delta: number, count: number): number | undefined {
+  if (count === 0) return undefined;
+  if (current === undefined) return delta >= 0 ? 0 : count - 1;
+  return Math.min(count - 1, Math.max(0, current + delta));
+}

@@ -1,0 +1,153 @@
+/** /settings/profile: display preferences, language, and the password card (spec §2 "Settings"). */
+import { useAtomValue } from 'jotai';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { update } from '../api/users.ts';
+import { showError, showSuccess } from '../actions/notify.ts';
+import { renewToken } from '../actions/session.ts';
+import { settings } from '../config.ts';
+import { LOCALES, userLocale } from '../i18n/locales.ts';
+import { userAtom } from '../state/auth.ts';
+import { Header } from '../components/layout/Header.tsx';
+import { Layout } from '../components/layout/Layout.tsx';
+import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
+import { useAction } from '../components/ui/useAction.ts';
+import { useTitle } from '../components/ui/useTitle.ts';
+
+function ProfileCard() {
+  const { t } = useTranslation();
+  const user = useAtomValue(userAtom)!;
+  const [hideDotfiles, setHideDotfiles] = useState(user.hideDotfiles);
+  const [singleClick, setSingleClick] = useState(user.singleClick);
+  const [dateFormat, setDateFormat] = useState(user.dateFormat);
+  const [locale, setLocale] = useState<string>(userLocale(user.locale, navigator.languages));
+  const action = useAction(async () => {
+    try {
+      await update(user.id, ['locale', 'hideDotfiles', 'singleClick', 'dateFormat'], { locale, hideDotfiles, singleClick, dateFormat });
+      await renewToken();
+    } catch (err) {
+      showError(err);
+      throw err;
+    }
+    showSuccess(t('settings.settingsUpdated'));
+  });
+  const check = (label: string, value: boolean, set: (v: boolean) => void, name: string) => (
+    <label className="checkbox">
+      <input type="checkbox" name={name} checked={value} onChange={(e) => set(e.target.checked)} />
+      <span>{label}</span>
+    </label>
+  );
+  return (
+    <form
+      className="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      <h2 className="card-title">{t('settings.profileSettings')}</h2>
+      <div className="card-body">
+        {check(t('settings.hideDotfiles'), hideDotfiles, setHideDotfiles, 'hideDotfiles')}
+        {check(t('settings.singleClick'), singleClick, setSingleClick, 'singleClick')}
+        {check(t('settings.setDateFormat'), dateFormat, setDateFormat, 'dateFormat')}
+        <label className="field">
+          <span>{t('settings.language')}</span>
+          <select className="input" name="locale" value={locale} onChange={(e) => setLocale(e.target.value)}>
+            {LOCALES.map((l) => (
+              <option key={l.code} value={l.code} lang={l.tag}>
+                {l.name}
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <div className="card-actions">
+        <SubmitButton label={t('buttons.update')} state={action.state} />
+      </div>
+    </form>
+  );
+}
+
+function PasswordCard() {
+  const { t } = useTranslation();
+  const user = useAtomValue(userAtom)!;
+  const [current, setCurrent] = useState('');
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const needsCurrent = settings.AuthMethod === 'json';
+  const matches = password !== '' && password === confirm;
+  const action = useAction(async () => {
+    // Nothing happens unless the password equals its confirmation and is not empty (spec §5).
+    if (!matches) return;
+    try {
+      await update(user.id, ['password'], { password }, needsCurrent ? current : undefined);
+    } catch (err) {
+      showError(err);
+      throw err;
+    }
+    setCurrent('');
+    setPassword('');
+    setConfirm('');
+    showSuccess(t('settings.passwordUpdated'));
+  });
+  const state = confirm === '' ? '' : matches ? ' input-ok' : ' input-bad';
+  return (
+    <form
+      className="card"
+      onSubmit={(e) => {
+        e.preventDefault();
+        void action.run();
+      }}
+    >
+      <h2 className="card-title">{t('settings.changePassword')}</h2>
+      <div className="card-body">
+        {needsCurrent && (
+          <label className="field">
+            <span>{t('settings.currentPassword')}</span>
+            <input className="input" type="password" name="currentPassword" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+          </label>
+        )}
+        <label className="field">
+          <span>{t('settings.newPassword')}</span>
+          <input className={`input${state}`} type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <label className="field">
+          <span>{t('settings.newPasswordConfirm')}</span>
+          <input
+            className={`input${state}`}
+            type="password"
+            name="passwordConfirm"
+            autoComplete="new-password"
+            value={confirm}
+            aria-invalid={confirm !== '' && !matches}
+            onChange={(e) => setConfirm(e.target.value)}
+          />
+        </label>
+      </div>
+      <div className="card-actions">
+        <SubmitButton label={t('buttons.update')} state={action.state} disabled={!matches} />
+      </div>
+    </form>
+  );
+}
+
+export default function ProfileSettingsPage() {
+  const { t } = useTranslation();
+  const user = useAtomValue(userAtom)!;
+  useTitle(t('settings.profileSettings'));
+  return (
+    <Layout header={<Header />}>
+      <div className="settings">
+        <nav className="tabs" aria-label={t('settings.title')}>
+          <span className="tab tab-active" aria-current="page">
+            {t('settings.profileSettings')}
+          </span>
+        </nav>
+        <div className="settings-cards">
+          <ProfileCard />
+          {!user.lockPassword && <PasswordCard />}
+        </div>
+      </div>
+    </Layout>
+  );
+}

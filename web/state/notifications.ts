@@ -1,0 +1,25 @@
+/** Notices shown bottom-right: successes vanish after about a second, errors stay until closed. */
+import { atom } from 'jotai';
+
+export interface Notice {
+  id: number;
+  kind: 'success' | 'error';
+  message: string;
+}
+
+export const SUCCESS_MS = 1000;
+export const MAX_NOTICES = 5;
+
+let nextId = 1;
+
+export const noticesAtom = atom<Notice[]>([]);
+
+export const dismissNoticeAtom = atom(null, (get, set, id: number) => {
+  set(noticesAtom, get(noticesAtom).filter((n) => n.id !== id));
+});
+
+export const pushNoticeAtom = atom(null, (get, set, n: Omit<Notice, 'id'>) => {
+  const notice = { ...n, id: nextId++ };
+  set(noticesAtom, [...get(noticesAtom), notice].slice(-MAX_NOTICES));
+  if (n.kind === 'success') setTimeout(() => set(dismissNoticeAtom, notice.id), SUCCESS_MS);
+});

@@ -1,0 +1,15 @@
+/** Listing selection: indexes into the current listing's sorted items, anchor first. */
+import { atom } from 'jotai';
+
+export const selectedAtom = atom<number[]>([]);
+export const selectedSetAtom = atom((get) => new Set(get(selectedAtom)));
+export const selectedCountAtom = atom((get) => get(selectedAtom).length);
+
+/** Multiple-selection mode (clicks toggle). */
+export const multipleAtom = atom(false);
+
+/** Clears the selection and leaves multiple-selection mode. */
+export const clearSelectionAtom = atom(null, (_get, set) => {
+  set(selectedAtom, []);
+  set(multipleAtom, false);
+});
