@@ -64,6 +64,7 @@ const SETTINGS_FIELDS = [
   'fileMode',
   'dirMode',
   'maxUploadSize',
+  'uploadExpiry',
 ] as const;
 /** Settings that filebrowser keeps in its `server` record. */
 const SERVER_FIELDS = ['enableThumbnails', 'resizePreview', 'enableExec'] as const;

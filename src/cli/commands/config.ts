@@ -195,6 +195,7 @@ function describeSettings(s: Settings): string {
     ['tus chunk size', formatSize(s.tus.chunkSize)],
     ['tus retry count', s.tus.retryCount],
     ['max upload size', s.maxUploadSize ? formatSize(s.maxUploadSize) : 'no limit'],
+    ['unfinished uploads expire after', `${s.uploadExpiry} s`],
     ['exec', onOff(s.enableExec)],
     ['shell', s.shell.join(' ') || '-'],
     ['thumbnails', onOff(s.enableThumbnails)],
