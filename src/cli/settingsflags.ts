@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
 import { UsageError } from '../errors.ts';
-import { parseSize } from './size.ts';
+import { parseSize } from '../services/size.ts';
 import { parseDuration } from '../services/tokens.ts';
 import { addUserTemplateOptions, userChanges, type UserFlagValues } from './userflags.ts';
 
