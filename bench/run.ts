@@ -17,6 +17,7 @@ import { PROJECT, fmt, median, memoryOf, startFm, timeIt } from './lib.ts';
 import { benchSearch, type Row } from './search.ts';
 import { benchArchives, benchRequests } from './throughput.ts';
 import { runFilesBench } from './files.ts';
+import { runUploadBench } from './upload.ts';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -88,6 +89,20 @@ await section('download', async () => {
       fm: `${fmt(median(r.fmMBps), 0)} MB/s`,
       baseline: `nginx ${fmt(median(r.nginxMBps), 0)} MB/s; bare Node ${fmt(median(r.nodeMBps), 0)} MB/s`,
       ratio: `${fmt(r.downloadRatio, 2)}× nginx (target ≥ 0.7)`,
+    },
+  ];
+});
+
+await section('upload', async () => {
+  const size = small ? 256 * 1024 * 1024 : 1024 ** 3;
+  const r = await runUploadBench({ size, runs: 3 });
+  return [
+    {
+      workload: `tus upload ${fmt(size / 1024 ** 3, 2)} GiB in 10 MiB chunks`,
+      fm: `${fmt(r.tusMBps, 0)} MB/s`,
+      baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
+      ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.7)`,
+      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB`,
     },
   ];
 });

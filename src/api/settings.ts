@@ -84,6 +84,8 @@ export const SettingsSchema = z.object({
   resizePreview: z.boolean().default(true),
   /** Largest accepted upload in bytes; 0 means no limit. */
   maxUploadSize: z.number().int().nonnegative().default(0),
+  /** Seconds after its last write at which an unfinished upload is discarded (default 24 h). */
+  uploadExpiry: z.number().int().min(1).default(24 * 60 * 60),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 

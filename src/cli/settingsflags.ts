@@ -5,7 +5,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
 import { UsageError } from '../errors.ts';
-import { parseSize } from './size.ts';
+import { parseSize } from '../services/size.ts';
+import { parseDuration } from '../services/tokens.ts';
 import { addUserTemplateOptions, userChanges, type UserFlagValues } from './userflags.ts';
 
 function intIn(min: number, max: number) {
@@ -29,6 +30,15 @@ function size(min: number) {
     if (n < min) throw new InvalidArgumentError(`the size must be at least ${min} bytes`);
     return n;
   };
+}
+
+/** A duration such as 24h, 90m or 3600 (seconds), in whole seconds. */
+function duration(raw: string): number {
+  try {
+    return parseDuration(raw);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }
 
 /** Parses a file mode written in octal: `0640`, `640`, `0o640`. */
@@ -80,6 +90,7 @@ export function addSettingsOptions(cmd: Command): Command {
     .addOption(new Option('--tus-chunk-size <size>', 'upload chunk size, e.g. 10MB, 1.5GiB').argParser(size(1)))
     .addOption(new Option('--tus-retry-count <n>', 'upload retries per chunk').argParser(intIn(0, 1000)))
     .addOption(new Option('--max-upload-size <size>', 'largest upload accepted, e.g. 4GB (0 = no limit)').argParser(size(0)))
+    .addOption(new Option('--upload-expiry <duration>', 'unfinished uploads are removed after this long without a write, e.g. 24h').argParser(duration))
     .addOption(new Option('--shell <command>', 'shell that runs command lines, e.g. "bash -c" ("" = none: argv only)').argParser(parseWords))
     .option('--exec', 'enable command execution (commands and hooks)')
     .option('--no-exec', 'disable command execution')
@@ -116,6 +127,7 @@ export interface SettingsFlagValues extends UserFlagValues {
   tusChunkSize?: number;
   tusRetryCount?: number;
   maxUploadSize?: number;
+  uploadExpiry?: number;
   shell?: string[];
   exec?: boolean;
   thumbnails?: boolean;
@@ -152,6 +164,7 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
   set('fileMode', o.fileMode);
   set('dirMode', o.dirMode);
   set('maxUploadSize', o.maxUploadSize);
+  set('uploadExpiry', o.uploadExpiry);
 
   const auth = next.auth;
   const authField = <K extends 'header' | 'command'>(key: K, value: string | undefined) => {

@@ -12,7 +12,7 @@ import { BadRequestError, ConflictError, UsageError } from '../errors.ts';
 import { isBcryptHash } from '../services/passwords.ts';
 import { cleanScope } from '../services/scope.ts';
 import { checkRules } from '../services/settings.ts';
-import type { UserRecord } from '../storage/repos/users.ts';
+import { userData, type UserRecord } from '../storage/repos/users.ts';
 import { parseLocale } from './userflags.ts';
 
 /** Parses an import document: JSON, or YAML for .yml/.yaml files and anything not JSON. */
@@ -64,6 +64,7 @@ const SETTINGS_FIELDS = [
   'fileMode',
   'dirMode',
   'maxUploadSize',
+  'uploadExpiry',
 ] as const;
 /** Settings that filebrowser keeps in its `server` record. */
 const SERVER_FIELDS = ['enableThumbnails', 'resizePreview', 'enableExec'] as const;
@@ -166,24 +167,7 @@ function normaliseUserish(u: Record<string, unknown>): Record<string, unknown> {
 export type ExportedUser = UserData;
 
 export function exportUsers(users: UserRecord[]): ExportedUser[] {
-  return users.map((u) => ({
-    id: u.id,
-    username: u.username,
-    password: u.password,
-    scope: u.scope,
-    locale: u.locale,
-    lockPassword: u.lockPassword,
-    viewMode: u.viewMode,
-    singleClick: u.singleClick,
-    redirectAfterCopyMove: u.redirectAfterCopyMove,
-    perm: { ...u.perm },
-    commands: [...u.commands],
-    sorting: { ...u.sorting },
-    rules: u.rules.map((r) => ({ ...r, regexp: { ...r.regexp } })),
-    hideDotfiles: u.hideDotfiles,
-    dateFormat: u.dateFormat,
-    aceEditorTheme: u.aceEditorTheme,
-  }));
+  return users.map(userData);
 }
 
 /**

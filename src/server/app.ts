@@ -9,6 +9,7 @@ import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
 import { resourcesRouter } from './routes/resources.ts';
+import { tusRouter } from './routes/tus.ts';
 import { searchStatusRouter } from './routes/search-status.ts';
 import { recursiveRouter } from './routes/recursive.ts';
 import { previewRouter } from './routes/preview.ts';
@@ -65,6 +66,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     settingsRouter(),
     recursiveRouter(), // before resourcesRouter: GET /api/resources/recursive/… is the flat listing
     resourcesRouter(),
+    tusRouter(),
     searchStatusRouter(),
     previewRouter(),
     usageRouter(),

@@ -17,6 +17,7 @@ import type { Settings } from '../api/settings.ts';
 import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits } from './exec/index.ts';
 import { ExecHookRunner } from './exec/hooks.ts';
 import type { AllowlistOptions } from './settings.ts';
+import { createUploads, type UploadService } from './uploads/index.ts';
 
 export interface ServiceOptions {
   /**
@@ -57,6 +58,8 @@ export interface Services {
   search: SearchService;
   /** The command runner (WebSocket /api/command), also used by hooks and the auth hook. */
   exec: ExecService;
+  /** Resumable uploads (tus). */
+  uploads: UploadService;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -101,7 +104,8 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   shares.attach(events);
-  return {
+  const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
+  const services: Services = {
     gate,
     events,
     searchIndex,
@@ -112,14 +116,16 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     validateSettings: validateExecSettings,
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
+    uploads: createUploads(options, gate, closers, () => services),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log),
     users,
     options,
     log: options.log,
-    closers: [() => exec.closeAll(), () => previews.close()],
+    closers,
   };
+  return services;
 }
 
 function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {

@@ -5,16 +5,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
+import { rawRequest as rawHttp, type RawResponse } from './http-raw.ts';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  text: string;
-}
+export type { RawResponse } from './http-raw.ts';
 
 export interface RawRequestOptions {
   method?: string;
@@ -24,26 +19,7 @@ export interface RawRequestOptions {
 
 /** Sends `rawPath` byte for byte (no normalisation) and collects the answer. */
 export function rawRequest(baseUrl: string, rawPath: string, opts: RawRequestOptions = {}): Promise<RawResponse> {
-  const u = new URL(baseUrl);
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: u.hostname, port: u.port, method: opts.method ?? 'GET', path: rawPath, headers: opts.headers, insecureHTTPParser: true },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    const body = opts.body;
-    if (body === undefined) req.end();
-    else if (typeof body === 'string' || Buffer.isBuffer(body)) req.end(body);
-    else body.pipe(req);
-  });
+  return rawHttp(baseUrl, { path: rawPath, ...opts });
 }
 
 /** A fixture tree: a string is a file's content, an object a folder, `{ link }` a symlink. */

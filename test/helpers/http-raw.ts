@@ -3,6 +3,7 @@
  * trusted proxies), raw paths, self-signed HTTPS, and tokens signed with the server's own key.
  */
 import http from 'node:http';
+import type { Readable } from 'node:stream';
 import https from 'node:https';
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
@@ -23,12 +24,12 @@ export interface RawRequest {
   method?: string;
   path: string;
   headers?: Record<string, string>;
-  body?: string | Buffer;
+  body?: string | Buffer | Readable;
   /** Source address of the connection, e.g. 127.0.0.7 (any 127/8 address reaches the server). */
   localAddress?: string;
 }
 
-/** One request over a fresh connection to the server at `base`. */
+/** One request over a fresh connection to the server at `base`; the path is sent byte for byte (fetch would normalise `..`). */
 export function rawRequest(base: string, req: RawRequest): Promise<RawResponse> {
   const url = new URL(base);
   const mod = url.protocol === 'https:' ? https : http;
@@ -42,6 +43,7 @@ export function rawRequest(base: string, req: RawRequest): Promise<RawResponse> 
         headers: { Connection: 'close', ...req.headers },
         localAddress: req.localAddress,
         rejectUnauthorized: false,
+        insecureHTTPParser: true,
         agent: false,
       },
       (res) => {
@@ -55,7 +57,9 @@ export function rawRequest(base: string, req: RawRequest): Promise<RawResponse> 
       },
     );
     r.on('error', reject);
-    r.end(req.body);
+    const body = req.body;
+    if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) r.end(body);
+    else body.pipe(r);
   });
 }
 

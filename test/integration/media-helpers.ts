@@ -3,7 +3,7 @@
  * folder, raw HTTP requests that keep `..` and odd bytes, and image fixtures.
  */
 import fs from 'node:fs';
-import http from 'node:http';
+import { rawRequest, type RawResponse } from '../helpers/http-raw.ts';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startFm, tempDir, type FmServer } from '../helpers/server.ts';
@@ -38,25 +38,11 @@ export async function startMediaFm(args: string[] = []): Promise<MediaServer> {
   });
 }
 
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
+export type { RawResponse } from '../helpers/http-raw.ts';
 
 /** A GET with the path sent byte for byte (fetch would normalise `..` and `%2e`). */
 export function rawGet(base: string, rawPath: string, token: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: rawPath, method: 'GET', headers: { 'X-Auth': token, ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawRequest(base, { path: rawPath, headers: { 'X-Auth': token, ...headers } });
 }
 
 /**

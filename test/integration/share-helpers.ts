@@ -1,35 +1,15 @@
 /** Helpers shared by the share and public-share integration tests. */
-import http from 'node:http';
+import { rawRequest, type RawResponse } from '../helpers/http-raw.ts';
 import type { Client, FmServer } from '../helpers/server.ts';
 import type { ShareDto } from '../../src/api/shares.ts';
 
 export type { ShareDto };
 
-export interface RawResponse {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  text: string;
-}
+export type { RawResponse } from '../helpers/http-raw.ts';
 
-/**
- * GET with the path sent byte for byte (fetch would normalise `..` and `%2e%2e`).
- */
+/** GET with the path sent byte for byte (fetch would normalise `..` and `%2e%2e`). */
 export function rawGet(base: string, rawPath: string, headers: Record<string, string> = {}): Promise<RawResponse> {
-  const u = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: u.hostname, port: u.port, path: rawPath, method: 'GET', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: body.toString('utf8') });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end();
-  });
+  return rawRequest(base, { path: rawPath, headers });
 }
 
 /** Creates a link as `client`; throws unless 200. */

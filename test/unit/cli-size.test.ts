@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSize, parseSize } from '../../src/cli/size.ts';
+import { formatSize, parseSize } from '../../src/services/size.ts';
 
 describe('parseSize (tus chunk size and upload limits)', () => {
   it.each([

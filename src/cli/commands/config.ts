@@ -7,7 +7,7 @@ import { isGiven } from '../layers.ts';
 import { action, databasePath, ExitError, output, readInput, withServices, writeOutput } from '../run.ts';
 import { confirmDestructive } from '../prompt.ts';
 import { addSettingsOptions, applySettingsFlags, type SettingsFlagValues } from '../settingsflags.ts';
-import { formatSize } from '../size.ts';
+import { formatSize } from '../../services/size.ts';
 import { keyValues } from '../table.ts';
 import { FLAG_PERMISSIONS } from '../userflags.ts';
 
@@ -195,6 +195,7 @@ function describeSettings(s: Settings): string {
     ['tus chunk size', formatSize(s.tus.chunkSize)],
     ['tus retry count', s.tus.retryCount],
     ['max upload size', s.maxUploadSize ? formatSize(s.maxUploadSize) : 'no limit'],
+    ['unfinished uploads expire after', `${s.uploadExpiry} s`],
     ['exec', onOff(s.enableExec)],
     ['shell', s.shell.join(' ') || '-'],
     ['thumbnails', onOff(s.enableThumbnails)],

@@ -143,6 +143,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     requestLog: requestLog?.write,
   });
   out(`listening on ${running.url}`);
+  services.uploads.start();
   if (opts.index) {
     // The index builds in the background: the server answers at once, search walks until it is ready.
     void services.searchIndex.start();

@@ -14,6 +14,7 @@
 import path from 'node:path';
 import { BadRequestError } from '../../errors.ts';
 import { typeFromName } from '../files/types.ts';
+import { parseSize } from '../size.ts';
 
 export type Comparison = '<' | '<=' | '>' | '>=' | '=';
 
@@ -44,22 +45,6 @@ const KNOWN_TYPES: Record<string, SearchQuery['types'][number]> = {
   pdf: 'pdf',
 };
 
-const SIZE_UNITS: Record<string, number> = {
-  '': 1,
-  b: 1,
-  k: 1024,
-  kb: 1024,
-  kib: 1024,
-  m: 1024 ** 2,
-  mb: 1024 ** 2,
-  mib: 1024 ** 2,
-  g: 1024 ** 3,
-  gb: 1024 ** 3,
-  gib: 1024 ** 3,
-  t: 1024 ** 4,
-  tb: 1024 ** 4,
-  tib: 1024 ** 4,
-};
 
 const AGE_UNITS: Record<string, number> = {
   s: 1000,
@@ -113,10 +98,13 @@ function extension(e: string): string {
 function addFilter(q: SearchQuery, tok: string, now: number): void {
   const [, field, op, value] = FILTER.exec(tok)!;
   if (field.toLowerCase() === 'size') {
-    const m = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(value);
-    const unit = m ? SIZE_UNITS[m[2].toLowerCase()] : undefined;
-    if (!m || unit === undefined) throw new BadRequestError(`bad size in "${tok}" (try size>10MB)`);
-    q.size.push({ op: op as Comparison, value: Number(m[1]) * unit });
+    let bytes: number;
+    try {
+      bytes = parseSize(value);
+    } catch {
+      throw new BadRequestError(`bad size in "${tok}" (try size>10MB)`);
+    }
+    q.size.push({ op: op as Comparison, value: bytes });
     return;
   }
   const age = /^(\d+(?:\.\d+)?)(s|min|mo|m|h|d|w|y)$/i.exec(value);

@@ -158,6 +158,28 @@ export function cleanUsername(raw: string): string {
   return name;
 }
 
+/** The wire fields of a stored user (password = its hash), deep-copied, without bookkeeping. */
+export function userData(u: UserRecord): UserData {
+  return {
+    id: u.id,
+    username: u.username,
+    password: u.password,
+    scope: u.scope,
+    locale: u.locale,
+    lockPassword: u.lockPassword,
+    viewMode: u.viewMode,
+    singleClick: u.singleClick,
+    redirectAfterCopyMove: u.redirectAfterCopyMove,
+    perm: { ...u.perm },
+    commands: [...u.commands],
+    sorting: { ...u.sorting },
+    rules: u.rules.map((r) => ({ ...r, regexp: { ...r.regexp } })),
+    hideDotfiles: u.hideDotfiles,
+    dateFormat: u.dateFormat,
+    aceEditorTheme: u.aceEditorTheme,
+  };
+}
+
 function toRecord(raw: UserRecord): UserRecord {
   const parsed = UserDataSchema.parse(raw);
   return { ...parsed, sessionEpoch: raw.sessionEpoch ?? 0, updatedAt: raw.updatedAt ?? 0 };

@@ -1,0 +1,221 @@
+/**
+ * Upload benchmark: 1 GiB through tus (10 MiB PATCHes over loopback, a real `fm serve`) against
+ * writing the same bytes to a file on the same disk in the same run, plus the server's peak
+ * memory (VmHWM). Run with `npx tsx bench/upload.ts` after `npm run build`; writes
+ * bench/results/upload.md. `runUploadBench()` and `formatUploadBench()` are exported for `npm run bench`.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { adminClient, startFm } from '../test/helpers/server.ts';
+import { median } from './lib.ts';
+
+const MiB = 1024 * 1024;
+
+export interface UploadBenchOptions {
+  /** Bytes per upload (default 1 GiB). */
+  size?: number;
+  /** Bytes per PATCH and per write (default 10 MiB). */
+  chunk?: number;
+  /** Runs of each side, alternating; medians are reported (default 3). */
+  runs?: number;
+  /** Folder on the disk under test (default the OS temp folder). */
+  dir?: string;
+}
+
+export interface UploadBenchResult {
+  size: number;
+  chunk: number;
+  runs: number;
+  /** Median MB/s (10^6 bytes per second) of each side. */
+  diskMBps: number;
+  tusMBps: number;
+  /** Median over runs of tus / disk, each run paired with the baseline just before it; the target is ≥ 0.7. */
+  ratio: number;
+  /** 1-minute load average before and after (the machine may be shared). */
+  load: [number, number];
+  /** Server RSS after start-up, and its high-water mark (VmHWM) then and after all uploads, in MB (10^6 bytes). */
+  idleRssMB: number;
+  startHwmMB: number;
+  peakRssMB: number;
+  /** Highest RSS sampled every 20 ms while uploads ran. */
+  uploadPeakRssMB: number;
+  /** Server RSS (MB) sampled after each tus run: flat if memory does not grow with bytes uploaded. */
+  rssAfterRuns: number[];
+  /** Server CPU seconds per GiB uploaded (user + system). */
+  serverCpuPerGiB: number;
+  diskRuns: number[];
+  tusRuns: number[];
+}
+
+const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
+
+/** The baseline: stream the bytes into a file (honouring backpressure), then fsync. */
+async function writeToDisk(file: string, buf: Buffer, size: number): Promise<number> {
+  const started = performance.now();
+  const fh = await fsp.open(file, 'w');
+  for (let done = 0; done < size; done += buf.length) {
+    const part = size - done >= buf.length ? buf : buf.subarray(0, size - done);
+    let off = 0;
+    while (off < part.length) off += (await fh.write(part, off)).bytesWritten;
+  }
+  await fh.sync();
+  await fh.close();
+  return performance.now() - started;
+}
+
+function request(agent: http.Agent, base: URL, method: string, p: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ agent, host: base.hostname, port: base.port, method, path: p, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** One tus upload from creation to the last 204 (which includes the move into place). */
+async function uploadThroughTus(url: string, token: string, name: string, buf: Buffer, size: number): Promise<number> {
+  const base = new URL(url);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const auth = { 'X-Auth': token, 'Tus-Resumable': '1.0.0' };
+  const started = performance.now();
+  const created = await request(agent, base, 'POST', `/api/tus/${name}?override=true`, { ...auth, 'Upload-Length': String(size) });
+  if (created.status !== 201) throw new Error(`creation answered ${created.status}`);
+  for (let off = 0; off < size; off += buf.length) {
+    const part = size - off >= buf.length ? buf : buf.subarray(0, size - off);
+    const res = await request(agent, base, 'PATCH', `/api/tus/${name}`, {
+      ...auth,
+      'Upload-Offset': String(off),
+      'Content-Type': 'application/offset+octet-stream',
+      'Content-Length': String(part.length),
+    }, part);
+    if (res.status !== 204) throw new Error(`PATCH at ${off} answered ${res.status}`);
+  }
+  const ms = performance.now() - started;
+  agent.destroy();
+  return ms;
+}
+
+/** CPU seconds (user + system) the process has used so far. */
+function cpuOf(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+}
+
+function rssOf(pid: number): { rss: number; hwm: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? 0);
+  return { rss: (kb('VmRSS') * 1024) / 1e6, hwm: (kb('VmHWM') * 1024) / 1e6 };
+}
+
+export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<UploadBenchResult> {
+  const size = opts.size ?? 1024 * MiB;
+  const chunk = opts.chunk ?? 10 * MiB;
+  const runs = opts.runs ?? 3;
+  const work = fs.mkdtempSync(path.join(opts.dir ?? os.tmpdir(), 'fm-bench-upload-'));
+  const root = path.join(work, 'root');
+  const home = path.join(work, 'home');
+  fs.mkdirSync(root);
+  fs.mkdirSync(home);
+  const buf = Buffer.alloc(chunk);
+  for (let i = 0; i < buf.length; i += 4) buf.writeUInt32LE((i * 2654435761) >>> 0, i);
+
+  const fm = await startFm({ root, home, args: ['--log', 'off'] });
+  try {
+    const admin = await adminClient(fm);
+    const pid = fm.child.pid!;
+    const idle = rssOf(pid);
+    const loadBefore = os.loadavg()[0];
+    const diskRuns: number[] = [];
+    const tusRuns: number[] = [];
+    const cpuRuns: number[] = [];
+    const rssAfterRuns: number[] = [];
+    let uploadPeak = 0;
+    for (let i = 0; i < runs; i++) {
+      const baseline = path.join(work, 'baseline.bin');
+      diskRuns.push(mbps(size, await writeToDisk(baseline, buf, size)));
+      await fsp.rm(baseline);
+      const cpu = cpuOf(pid);
+      const sampler = setInterval(() => (uploadPeak = Math.max(uploadPeak, rssOf(pid).rss)), 20);
+      tusRuns.push(mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size)));
+      clearInterval(sampler);
+      cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
+      rssAfterRuns.push(rssOf(pid).rss);
+      const uploaded = path.join(root, 'upload.bin');
+      if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
+      await fsp.rm(uploaded);
+    }
+    const peak = rssOf(pid);
+    const ratio = median(tusRuns.map((t, i) => t / diskRuns[i]));
+    return {
+      size,
+      chunk,
+      runs,
+      diskMBps: median(diskRuns),
+      tusMBps: median(tusRuns),
+      ratio,
+      load: [loadBefore, os.loadavg()[0]],
+      idleRssMB: idle.rss,
+      startHwmMB: idle.hwm,
+      peakRssMB: peak.hwm,
+      uploadPeakRssMB: uploadPeak,
+      serverCpuPerGiB: median(cpuRuns),
+      rssAfterRuns,
+      diskRuns,
+      tusRuns,
+    };
+  } finally {
+    await fm.stop();
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The results as a Markdown page. */
+export function formatUploadBench(r: UploadBenchResult): string {
+  const f = (n: number) => n.toFixed(0);
+  const runs = (xs: number[]) => xs.map(f).join(' / ');
+  return `# Upload benchmark (tus)
+
+Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, Node ${process.version}, by \`npx tsx bench/upload.ts\`.
+${(r.size / MiB).toFixed(0)} MiB uploaded through \`/api/tus\` in ${(r.chunk / MiB).toFixed(0)} MiB PATCHes over loopback (one connection, keep-alive)
+to a real \`fm serve\`, against writing the same bytes in ${(r.chunk / MiB).toFixed(0)} MiB writes plus one fsync to a file on the same disk, in the same run.
+The tus time runs from the creation POST to the last 204, so it includes fm's fsync of every chunk and the move into place.
+${r.runs} alternating runs of each; medians, and the ratio is the median of each run's tus / the baseline run just before it.
+MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after (${os.cpus().length} cores; other work on the machine makes the figures noisy).
+
+| measure | value | target |
+|---|---|---|
+| disk write (baseline) | ${f(r.diskMBps)} MB/s (runs: ${runs(r.diskRuns)}) | |
+| tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
+| ratio per run | ${r.tusRuns.map((t, i) => (t / r.diskRuns[i]).toFixed(2)).join(' / ')} | |
+| **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
+| server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
+| server RSS after start-up (its VmHWM then) | ${f(r.idleRssMB)} MB (${f(r.startHwmMB)} MB) | |
+| server RSS after each upload | ${runs(r.rssAfterRuns)} MB | |
+| highest server RSS sampled during the uploads (every 20 ms) | ${f(r.uploadPeakRssMB)} MB | |
+| **server peak RSS (VmHWM) over all uploads** | **${f(r.peakRssMB)} MB** | flat, < 150 MB |
+
+Reading the figures: every PATCH pays a fixed cost before its first byte is written
+(authentication with its database reads, the gate's path checks, the upload record) and an
+fsync before its 204, while the baseline writes without pauses and syncs once. fm overlaps
+the disk with the network inside a chunk (an fdatasync every 4 MiB), so that fixed cost per
+request is most of the gap; a larger \`tus.chunkSize\` narrows it. On a shared, loaded machine
+the per-request latency grows (thread-pool and database round trips wait for a core), so the
+ratio varies from run to run; compare runs made under similar load.
+`;
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  const result = await runUploadBench({ runs: Number(process.env.BENCH_RUNS ?? 3) });
+  const report = formatUploadBench(result);
+  const out = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results', 'upload.md');
+  fs.mkdirSync(path.dirname(out), { recursive: true });
+  fs.writeFileSync(out, report);
+  process.stdout.write(report);
+}

@@ -1,0 +1,164 @@
+/**
+ * Writing one PATCH body into a part file: at most the bytes the declared length leaves, at the
+ * given offset, flushed to disk before the caller acknowledges the chunk. A small hand-rolled
+ * pump instead of stream.pipeline: one writev per batch of received buffers, backpressure by
+ * pausing the request, and no write still in flight when it settles (so a rollback cannot race).
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { FmError, PayloadTooLargeError } from '../../errors.ts';
+
+/** Start an fdatasync every this many bytes while the chunk still arrives. */
+const FLUSH_EVERY = 4 * 1024 * 1024;
+/** Stop reading the request while this much is waiting to be written. */
+const MAX_QUEUED = 4 * 1024 * 1024;
+
+/** The request body ended before all its bytes arrived (the client went away). */
+export class ClientGoneError extends FmError {
+  constructor() {
+    super(400, 'aborted', 'the client closed the connection');
+  }
+}
+
+/** More bytes than the declared length leaves. */
+class TooLongError extends PayloadTooLargeError {}
+
+/**
+ * Streams `body` into `part` at `offset` and fsyncs; returns the bytes written. More than
+ * `remaining` bytes is a 413 and rolls the whole chunk back. Bytes that arrived before an
+ * interruption are kept (and made durable): the client resumes after them.
+ */
+export async function appendChunk(part: string, offset: number, remaining: number, body: Readable): Promise<number> {
+  const fh = await fsp.open(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
+  try {
+    const written = await pump(fh, offset, remaining, body);
+    // The acknowledgement promises durability: a failing fsync fails the chunk.
+    await fh.sync();
+    return written;
+  } catch (err) {
+    if (err instanceof TooLongError) await fh.truncate(offset);
+    await fh.sync().catch(() => {});
+    throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Copies the body into the file at increasing positions. Every FLUSH_EVERY bytes an fdatasync
+ * starts in the background, back to back, so the disk works while the network does and the
+ * final fsync has little left. A failed background flush fails the chunk (Linux reports a
+ * writeback error to each open file once, so the final fsync might not see it again).
+ */
+function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readable): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let position = start;
+    let received = 0;
+    let queue: Buffer[] = [];
+    let queued = 0;
+    let writing: Promise<void> | undefined;
+    let ended = false;
+    let settled = false;
+    let unflushed = 0;
+    let flushing: Promise<void> | undefined;
+    let flushError: Error | undefined;
+
+    const detach = () => {
+      body.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    // Settles only once no write or flush is in flight, so the caller may truncate or close.
+    const settle = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      detach();
+      void Promise.allSettled([writing, flushing]).then(() => {
+        const failure = err ?? flushError;
+        if (failure) reject(failure);
+        else resolve(received);
+      });
+    };
+    const flush = () => {
+      unflushed = 0;
+      flushing = fh
+        .datasync()
+        .catch((e: Error) => {
+          flushError ??= e;
+        })
+        .finally(() => {
+          flushing = undefined;
+          if (unflushed >= FLUSH_EVERY && !flushError && !settled) flush();
+        });
+    };
+    const writeBatch = async (buffers: Buffer[]) => {
+      let left = buffers.reduce((n, b) => n + b.length, 0);
+      while (left > 0) {
+        const { bytesWritten } = await fh.writev(buffers, position);
+        position += bytesWritten;
+        left -= bytesWritten;
+        unflushed += bytesWritten;
+        if (left > 0) buffers = dropBytes(buffers, bytesWritten);
+      }
+    };
+    const kick = () => {
+      if (writing || settled) return;
+      if (queue.length === 0) {
+        if (ended) settle();
+        return;
+      }
+      const batch = queue;
+      queue = [];
+      queued = 0;
+      writing = writeBatch(batch).then(
+        () => {
+          writing = undefined;
+          if (flushError) return settle(flushError);
+          if (settled) return;
+          if (unflushed >= FLUSH_EVERY && !flushing) flush();
+          if (!ended) body.resume();
+          kick();
+        },
+        (err: Error) => {
+          writing = undefined;
+          settle(err);
+        },
+      );
+    };
+    const onData = (chunk: Buffer) => {
+      if (received + chunk.length > remaining) {
+        settle(new TooLongError(`the chunk goes past the declared Upload-Length (${remaining} bytes were left)`));
+        return;
+      }
+      received += chunk.length;
+      queue.push(chunk);
+      queued += chunk.length;
+      if (queued >= MAX_QUEUED) body.pause();
+      kick();
+    };
+    const onEnd = () => {
+      ended = true;
+      kick();
+    };
+    const onError = (err: Error) => settle(err instanceof FmError ? err : new ClientGoneError());
+    const onClose = () => {
+      if (!ended) settle(new ClientGoneError());
+    };
+
+    body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+    if (body.readableEnded) onEnd();
+  });
+}
+
+/** The buffers minus their first `n` bytes (after a short write). */
+function dropBytes(buffers: Buffer[], n: number): Buffer[] {
+  const out: Buffer[] = [];
+  for (const b of buffers) {
+    if (n >= b.length) {
+      n -= b.length;
+      continue;
+    }
+    out.push(n > 0 ? b.subarray(n) : b);
+    n = 0;
+  }
+  return out;
+}

@@ -1,0 +1,301 @@
+/**
+ * Resumable uploads (the tus protocol's state machine, without HTTP). An upload is addressed by
+ * its target file: one unfinished upload per target, owned by the user who created it. Bytes go
+ * to the staging folder, are fsynced before each chunk is acknowledged, and the finished file is
+ * moved into place in one rename, with the `upload` hooks around the move.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import {
+  BadRequestError,
+  ConflictError,
+  FmError,
+  InsufficientStorageError,
+  LockedError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '../../errors.ts';
+import type { Settings } from '../../api/settings.ts';
+import type { Services } from '../index.ts';
+import type { Target } from '../files/gate.ts';
+import type { DiskSpace } from './disk.ts';
+import { appendChunk } from './append.ts';
+import { UploadLocks } from './locks.ts';
+import { placeFile } from './place.ts';
+import type { Staging, UploadRecord } from './staging.ts';
+
+/** What HEAD and PATCH report. */
+export interface UploadStatus {
+  offset: number;
+  length: number;
+  metadata: string;
+  /** When the upload will be discarded if nothing more arrives (undefined once finished). */
+  expires?: Date;
+  /** The file is in place. */
+  finished: boolean;
+}
+
+export interface CreateInput {
+  length: number;
+  override: boolean;
+  metadata: string;
+}
+
+type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos'>;
+
+/** An unfinished upload file without a record (or the reverse) is removed after this long. */
+const ORPHAN_GRACE_MS = 60_000;
+/** The sweeper's period; creations also sweep when the last sweep is older than the expiry. */
+const SWEEP_EVERY_MS = 60_000;
+
+/** 409 with the offset the client should resume from. */
+function offsetConflict(offset: number): FmError {
+  return new FmError(409, 'conflict', `Upload-Offset does not match the upload's offset ${offset}`, { 'Upload-Offset': String(offset) });
+}
+
+export class UploadService {
+  private readonly locks = new UploadLocks();
+  private lastSweep = 0;
+  private timer?: NodeJS.Timeout;
+  private firstSweep?: NodeJS.Timeout;
+
+  constructor(
+    private readonly deps: () => Deps,
+    readonly staging: Staging,
+    private readonly disk: DiskSpace,
+  ) {}
+
+  /** Starts the periodic sweep of stale uploads (first run shortly after start-up); idempotent. */
+  start(): void {
+    if (this.timer || !this.staging.dir) return;
+    const run = () => void this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
+    this.firstSweep = setTimeout(run, 1_000);
+    this.firstSweep.unref();
+    this.timer = setInterval(run, SWEEP_EVERY_MS);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.firstSweep);
+    clearInterval(this.timer);
+  }
+
+  /**
+   * Creates an upload for a target resolved with the `create` op. Checks, in order: folder
+   * (400), existing file without override (409), override without modify (403), the instance
+   * maximum (413), free space (507). A zero-length upload is finished at once.
+   */
+  async create(target: Target, input: CreateInput): Promise<UploadStatus> {
+    const { access } = target;
+    const settings = access.settings;
+    if (target.isDir) throw new BadRequestError('a folder exists at that path');
+    if (target.exists && !input.override) throw new ConflictError('a file with that name exists');
+    if (target.exists) {
+      if (!target.lstat?.isFile()) throw new BadRequestError('only regular files can be replaced');
+      this.deps().gate.checkPermission(access, 'modify');
+    }
+    if (settings.maxUploadSize > 0 && input.length > settings.maxUploadSize) {
+      throw new PayloadTooLargeError(`uploads are limited to ${settings.maxUploadSize} bytes`);
+    }
+    await this.sweepIfDue(settings);
+    await this.staging.ensure();
+    if (input.length > (await this.freeBytesFor(target.abs))) throw new InsufficientStorageError('not enough free disk space for this upload');
+
+    const id = this.staging.idFor(target.abs);
+    const previous = await this.staging.read(id);
+    if (previous && previous.userId !== access.user.id && !this.isExpired(previous, await this.staging.stat(id), settings)) {
+      throw new LockedError('another user is uploading to this path');
+    }
+    const release = await this.locks.takeOver(id);
+    try {
+      await this.staging.remove(id);
+      const rec: UploadRecord = {
+        v: 1,
+        id,
+        target: target.abs,
+        virtual: target.virtual,
+        userId: access.user.id,
+        length: input.length,
+        override: input.override,
+        metadata: input.metadata,
+        createdAt: Date.now(),
+      };
+      await this.staging.create(rec);
+      if (input.length === 0) {
+        await this.finish(rec, target);
+        return { offset: 0, length: 0, metadata: rec.metadata, finished: true };
+      }
+      return { offset: 0, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(Date.now(), settings) };
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The upload's offset (HEAD). An upload whose bytes are all there but that was never moved
+   * into place (a crash or a failure after the last chunk) is finished now.
+   */
+  async status(target: Target): Promise<UploadStatus> {
+    const { rec, st } = await this.active(target);
+    if (st.size >= rec.length) {
+      const release = this.locks.tryAcquire(rec.id);
+      if (!release) throw new LockedError('the upload is being written');
+      try {
+        await this.finish(rec, target);
+      } finally {
+        release();
+      }
+      return { offset: rec.length, length: rec.length, metadata: rec.metadata, finished: true };
+    }
+    return { offset: st.size, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(st.mtimeMs, target.access.settings) };
+  }
+
+  /**
+   * Appends a chunk (PATCH). The offset must be the current one (409); bytes past the declared
+   * length are refused (413) and roll the chunk back; one writer at a time (423). The data is
+   * fsynced before this returns; the last chunk moves the file into place.
+   */
+  async write(target: Target, offset: number, body: Readable, contentLength?: number): Promise<UploadStatus> {
+    const { rec } = await this.active(target);
+    const release = this.locks.tryAcquire(rec.id, () => body.destroy(new NotFoundError('the upload was terminated')));
+    if (!release) throw new LockedError('another request is writing this upload');
+    try {
+      const st = await this.staging.stat(rec.id);
+      if (!st) throw new NotFoundError('no upload in progress for this path');
+      if (offset !== st.size) throw offsetConflict(st.size);
+      const remaining = rec.length - st.size;
+      if (contentLength !== undefined && contentLength > remaining) {
+        throw new PayloadTooLargeError(`the chunk goes past the declared Upload-Length of ${rec.length}`);
+      }
+      const written = remaining > 0 ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body) : 0;
+      const now = offset + written;
+      if (now === rec.length) {
+        await this.finish(rec, target);
+        return { offset: now, length: rec.length, metadata: rec.metadata, finished: true };
+      }
+      return { offset: now, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(Date.now(), target.access.settings) };
+    } finally {
+      release();
+    }
+  }
+
+  /** Terminates an upload (DELETE): stops a running chunk and removes the partial data. */
+  async terminate(target: Target): Promise<void> {
+    const { rec } = await this.active(target);
+    const release = await this.locks.takeOver(rec.id);
+    try {
+      await this.staging.remove(rec.id);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Removes unfinished uploads with no write for `uploadExpiry` seconds, and leftovers of
+   * interrupted creations. Returns how many uploads were removed.
+   */
+  async sweep(now = Date.now()): Promise<number> {
+    const settings = await this.deps().repos.settings.get();
+    this.lastSweep = now;
+    const maxAge = settings.uploadExpiry * 1000;
+    let removed = 0;
+    for (const [id, e] of await this.staging.entries()) {
+      if (this.locks.isHeld(id)) continue;
+      const last = Math.max(e.part?.mtimeMs ?? 0, e.meta?.mtimeMs ?? 0, e.tmp?.mtimeMs ?? 0);
+      const complete = Boolean(e.part && e.meta);
+      if (now - last <= (complete ? maxAge : Math.min(maxAge, ORPHAN_GRACE_MS))) continue;
+      const release = this.locks.tryAcquire(id);
+      if (!release) continue;
+      try {
+        await this.staging.remove(id);
+        await this.staging.removeTmp(id);
+        removed++;
+      } finally {
+        release();
+      }
+    }
+    return removed;
+  }
+
+  private async sweepIfDue(settings: Settings): Promise<void> {
+    if (Date.now() - this.lastSweep < Math.min(SWEEP_EVERY_MS, settings.uploadExpiry * 1000)) return;
+    await this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
+  }
+
+  private expiresAt(lastWrite: number, settings: Settings): Date {
+    return new Date(lastWrite + settings.uploadExpiry * 1000);
+  }
+
+  private isExpired(rec: UploadRecord, st: fs.Stats | undefined, settings: Settings): boolean {
+    const last = Math.max(rec.createdAt, st?.mtimeMs ?? 0);
+    return Date.now() - last > settings.uploadExpiry * 1000;
+  }
+
+  /** The caller's unfinished upload for this target, or 404 (expired uploads are removed). */
+  private async active(target: Target): Promise<{ rec: UploadRecord; st: fs.Stats }> {
+    const id = this.staging.idFor(target.abs);
+    const rec = await this.staging.read(id);
+    if (!rec || rec.userId !== target.access.user.id || rec.target !== target.abs) {
+      throw new NotFoundError('no upload in progress for this path');
+    }
+    const st = await this.staging.stat(id);
+    if (!st || (this.isExpired(rec, st, target.access.settings) && !this.locks.isHeld(id))) {
+      const release = this.locks.tryAcquire(id);
+      if (release) {
+        try {
+          await this.staging.remove(id);
+        } finally {
+          release();
+        }
+      }
+      throw new NotFoundError('no upload in progress for this path');
+    }
+    return { rec, st };
+  }
+
+  /**
+   * Moves a complete upload into place through the `upload` hooks, then announces it. Errors
+   * the client must act on (conflict, permission, a failing before-hook) discard the upload;
+   * others (disk full, I/O) keep it, and the next HEAD tries again.
+   */
+  private async finish(rec: UploadRecord, target: Target): Promise<void> {
+    const { hooks, events, gate } = this.deps();
+    const { access } = target;
+    const part = this.staging.partPath(rec.id);
+    try {
+      const st = await this.staging.stat(rec.id);
+      if (!st || st.size !== rec.length) throw new ConflictError('the upload is incomplete');
+      if (target.isDir) throw new ConflictError('a folder exists at that path');
+      if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
+      if (target.exists) gate.checkPermission(access, 'modify');
+      await hooks.around({ event: 'upload', user: access.user, file: target.abs, scope: access.rootReal }, async () => {
+        const mode = target.exists && target.lstat?.isFile() ? target.lstat.mode & 0o7777 : access.settings.fileMode;
+        await fsp.chmod(part, mode);
+        await placeFile(part, target, rec.override, access.settings.dirMode);
+      });
+    } catch (err) {
+      if (err instanceof FmError && err.status < 500) await this.staging.remove(rec.id);
+      throw err;
+    }
+    await this.staging.forget(rec.id);
+    await events.emit('written', { abs: target.abs, isDir: false, user: access.user });
+  }
+
+  /** Free bytes for a new upload: the smaller of the staging and the target file systems. */
+  private async freeBytesFor(targetAbs: string): Promise<number> {
+    const stagingFree = await this.disk.freeBytes(this.staging.dir);
+    let dir = path.dirname(targetAbs);
+    for (;;) {
+      const st = await fsp.stat(dir).catch(() => undefined);
+      if (st) {
+        const stagingDev = (await fsp.stat(this.staging.dir)).dev;
+        return st.dev === stagingDev ? stagingFree : Math.min(stagingFree, await this.disk.freeBytes(dir));
+      }
+      const up = path.dirname(dir);
+      if (up === dir) return stagingFree;
+      dir = up;
+    }
+  }
+}

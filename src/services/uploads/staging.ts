@@ -1,0 +1,181 @@
+/**
+ * The staging folder: where unfinished uploads live until their last byte arrives. Each upload
+ * is two files, `<id>.part` (the bytes received, fsynced before every acknowledgement) and
+ * `<id>.json` (who, where, how long), so offsets survive a crash: the offset is the size of
+ * the part file. The folder is on the root's file system, so finishing is a rename.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { isWithin } from '../files/paths.ts';
+
+/** Staging folder name inside the data folder (beside the database). */
+export const STAGING_IN_DATA = 'uploads';
+/** Staging folder name inside the root, when the data folder is on another file system. */
+export const STAGING_IN_ROOT = '.fm-uploads';
+
+/** What is known about an unfinished upload, besides its bytes. */
+export interface UploadRecord {
+  v: 1;
+  id: string;
+  /** Absolute path of the file being uploaded (the gate's `abs`). */
+  target: string;
+  /** Virtual path as the user named it at creation (for logs). */
+  virtual: string;
+  userId: number;
+  /** Declared Upload-Length in bytes. */
+  length: number;
+  /** Replace an existing file when finishing. */
+  override: boolean;
+  /** Raw Upload-Metadata header, kept for clients that read it back. */
+  metadata: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+/**
+ * Chooses the staging folder: `<dataDir>/uploads` when the data folder is outside the root and
+ * on the same file system (fm's files stay out of the user's tree), else `<root>/.fm-uploads`.
+ * Both give rename(2) within one file system; the gate protects either.
+ */
+export function chooseStagingDir(root: string, dataDir: string, devOf: (p: string) => number = (p) => fs.statSync(p).dev): string {
+  let sameDevice = false;
+  try {
+    sameDevice = devOf(dataDir) === devOf(root);
+  } catch {
+    sameDevice = false;
+  }
+  const dataInsideRoot = isWithin(path.resolve(root), path.resolve(dataDir));
+  return sameDevice && !dataInsideRoot ? path.join(dataDir, STAGING_IN_DATA) : path.join(root, STAGING_IN_ROOT);
+}
+
+const ID_RE = /^[0-9a-f]{40}$/;
+
+export class Staging {
+  private ready?: Promise<void>;
+
+  constructor(readonly dir: string) {}
+
+  /** The upload id of a target: stable across restarts, one upload per target file. */
+  idFor(targetAbs: string): string {
+    return crypto.createHash('sha256').update(targetAbs).digest('hex').slice(0, 40);
+  }
+
+  partPath(id: string): string {
+    return path.join(this.dir, `${id}.part`);
+  }
+
+  private metaPath(id: string): string {
+    return path.join(this.dir, `${id}.json`);
+  }
+
+  /** Creates the folder (private to fm) on first use. */
+  ensure(): Promise<void> {
+    this.ready ??= fsp.mkdir(this.dir, { recursive: true, mode: 0o700 }).then(
+      () => undefined,
+      (err) => {
+        this.ready = undefined;
+        throw err;
+      },
+    );
+    return this.ready;
+  }
+
+  async read(id: string): Promise<UploadRecord | undefined> {
+    let raw: string;
+    try {
+      raw = await fsp.readFile(this.metaPath(id), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      const rec = JSON.parse(raw) as UploadRecord;
+      return rec.v === 1 && rec.id === id ? rec : undefined;
+    } catch {
+      return undefined; // A torn record (crash mid-write cannot happen: it is renamed into place).
+    }
+  }
+
+  /** Size of the part file (the durable offset), undefined when it is gone. */
+  async stat(id: string): Promise<fs.Stats | undefined> {
+    try {
+      return await fsp.stat(this.partPath(id));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** Creates an empty part file and its record, both durable before this returns. */
+  async create(rec: UploadRecord): Promise<void> {
+    await this.ensure();
+    const part = await fsp.open(this.partPath(rec.id), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_TRUNC | fs.constants.O_NOFOLLOW, 0o600);
+    try {
+      await part.sync();
+    } finally {
+      await part.close();
+    }
+    const tmp = `${this.metaPath(rec.id)}.tmp`;
+    const fh = await fsp.open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(JSON.stringify(rec));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await fsp.rename(tmp, this.metaPath(rec.id));
+    await syncDir(this.dir);
+  }
+
+  /** Removes an upload's files (record first, so a crash leaves at most an orphan part). */
+  async remove(id: string): Promise<void> {
+    await fsp.rm(this.metaPath(id), { force: true });
+    await fsp.rm(this.partPath(id), { force: true });
+  }
+
+  /** Forgets the record of an upload whose part file has been moved into place. */
+  async forget(id: string): Promise<void> {
+    await fsp.rm(this.metaPath(id), { force: true });
+  }
+
+  /** The ids in the folder, with the files each has (for the sweeper). */
+  async entries(): Promise<Map<string, { part?: fs.Stats; meta?: fs.Stats; tmp?: fs.Stats }>> {
+    const out = new Map<string, { part?: fs.Stats; meta?: fs.Stats; tmp?: fs.Stats }>();
+    let names: string[];
+    try {
+      names = await fsp.readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return out;
+      throw err;
+    }
+    for (const name of names) {
+      const m = /^([0-9a-f]+)\.(part|json|json\.tmp)$/.exec(name);
+      if (!m || !ID_RE.test(m[1])) continue;
+      const st = await fsp.lstat(path.join(this.dir, name)).catch(() => undefined);
+      if (!st?.isFile()) continue;
+      const entry = out.get(m[1]) ?? {};
+      if (m[2] === 'part') entry.part = st;
+      else if (m[2] === 'json') entry.meta = st;
+      else entry.tmp = st;
+      out.set(m[1], entry);
+    }
+    return out;
+  }
+
+  /** Removes a leftover `<id>.json.tmp` (a crash during creation). */
+  async removeTmp(id: string): Promise<void> {
+    await fsp.rm(`${this.metaPath(id)}.tmp`, { force: true });
+  }
+}
+
+/** fsyncs a folder so a rename or creation in it survives a crash. */
+export async function syncDir(dir: string): Promise<void> {
+  const fh = await fsp.open(dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
