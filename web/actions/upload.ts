@@ -223,6 +223,8 @@ async function uploadFile(job: Job): Promise<void> {
     signal: job.controller.signal,
   });
   if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
+  // An empty file is complete at its creation.
+  if (file.size === 0) return;
   const base = window.location.href;
   const location = new URL(res.headers.get('Location') || withBase(`/api/tus${encodePath(job.path)}`), base).href;
   const { Upload } = await import('tus-js-client');

@@ -17,7 +17,7 @@ import { userAtom } from '../state/auth.ts';
 import { showPromptAtom } from '../state/prompts.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { UserForm } from '../components/settings/UserForm.tsx';
-import { changedFields, draftFrom, isSensitive, userData, type UserDraft } from '../components/settings/userDraft.ts';
+import { changedFields, draftFrom, isSensitive, userData, type UserDraft } from '../lib/userDraft.ts';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { useAction } from '../components/ui/useAction.ts';

@@ -4,15 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { Rule } from '../../../src/api/user.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
-
-export function emptyRule(): Rule {
-  return { allow: false, regex: false, path: '', regexp: { raw: '' } };
-}
-
-/** Rules without a path or an expression are dropped on save. */
-export function completeRules(rules: readonly Rule[]): Rule[] {
-  return rules.filter((r) => (r.regex ? r.regexp.raw.trim() !== '' : r.path.trim() !== ''));
-}
+import { emptyRule } from '../../lib/rules.ts';
 
 export function RulesEditor({ rules, onChange }: { rules: Rule[]; onChange: (rules: Rule[]) => void }) {
   const { t } = useTranslation();

@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { PermissionName } from '../../../src/api/user.ts';
 import { LOCALES, mapLanguageTag } from '../../i18n/locales.ts';
 import { RulesEditor } from './RulesEditor.tsx';
-import { PERMISSIONS, setPermission, type UserDraft } from './userDraft.ts';
+import { PERMISSIONS, setPermission, type UserDraft } from '../../lib/userDraft.ts';
 
 export type UserFormMode = 'new' | 'edit' | 'defaults';
 

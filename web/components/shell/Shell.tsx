@@ -63,6 +63,14 @@ export default function Shell() {
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }, [entries]);
+  // The listing keeps its last rows reachable above the panel.
+  useEffect(() => {
+    const root = document.documentElement;
+    root.style.setProperty('--shell-height', `${height}px`);
+    return () => {
+      root.style.removeProperty('--shell-height');
+    };
+  }, [height]);
   useEffect(() => {
     const onResize = () => setHeight((h) => clampShellHeight(h, emPx(), DIVIDER_PX, window.innerHeight));
     window.addEventListener('resize', onResize);
@@ -168,7 +176,7 @@ export default function Shell() {
               <div className="shell-command">
                 <span className="shell-prompt">{entry.dir} $</span> {entry.command}
               </div>
-              {entry.lines.length > 0 && <pre className="shell-output">{entry.lines.join('\n')}</pre>}
+              {entry.lines.length > 0 && <pre className={`shell-output${entry.status?.type === 'refused' ? ' shell-output-refused' : ''}`}>{entry.lines.join('\n')}</pre>}
               {status && <div className={`shell-status${bad ? ' shell-status-bad' : ''}`}>{status}</div>}
             </div>
           );

@@ -1,7 +1,7 @@
 /** The editable form of a user (or of the new-user defaults) and its conversion to API data. */
-import type { Permissions, PermissionName, Rule, UserDto, ViewMode } from '../../../src/api/user.ts';
-import type { UserDefaults } from '../../../src/api/settings.ts';
-import { completeRules } from './RulesEditor.tsx';
+import type { Permissions, PermissionName, Rule, UserDto, ViewMode } from '../../src/api/user.ts';
+import type { UserDefaults } from '../../src/api/settings.ts';
+import { completeRules } from './rules.ts';
 
 /** The permission ticks in display order (admin first). */
 export const PERMISSIONS: PermissionName[] = ['admin', 'create', 'delete', 'download', 'modify', 'execute', 'rename', 'share'];
