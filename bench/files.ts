@@ -119,7 +119,7 @@ async function startFm(root: string, home: string): Promise<Fm> {
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
   child.stderr!.on('data', (d: Buffer) => (out += d));
-  await waitFor(() => /listening on \S+/.test(out) || child.exitCode !== null, 'fm serve');
+  await waitFor(() => /listening on \S+\n/.test(out) || child.exitCode !== null, 'fm serve');
   const url = /listening on (\S+)/.exec(out)?.[1];
   const password = /password: (\S+)/.exec(out)?.[1];
   if (!url || !password) throw new Error(`fm did not start:\n${out}`);

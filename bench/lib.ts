@@ -85,7 +85,7 @@ export async function startFm(root: string, extraArgs: string[] = []): Promise<B
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /listening on (\S+)/.exec(out);
+      const m = /listening on (\S+)\n/.exec(out);
       if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`fm exited with ${code}: ${out}`)));

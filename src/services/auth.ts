@@ -9,7 +9,7 @@ import type { UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
 import { cleanScope } from './scope.ts';
-import { Throttle, sleep } from './throttle.ts';
+import { SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import { randomBytes } from 'node:crypto';
 import { ExecService } from './exec/index.ts';
@@ -33,6 +33,8 @@ export interface LoginRequest {
 
 export class AuthService {
   readonly throttle = new Throttle();
+  /** Bounds how many accounts one address can sign up (every attempt counts). */
+  readonly signupThrottle = new Throttle(SIGNUP_THROTTLE);
   private readonly trusted: net.BlockList;
 
   constructor(

@@ -32,6 +32,18 @@ export const LOGIN_THROTTLE: ThrottleOptions = {
   maxDelayMs: 2_000,
 };
 
+/**
+ * Sign-ups per client address: every attempt counts (a "failure" here), answers never slow
+ * down, and the address is refused for an hour after 10 in an hour.
+ */
+export const SIGNUP_THROTTLE: ThrottleOptions = {
+  freeFailures: 1_000,
+  lockAfter: 10,
+  windowMs: 60 * 60_000,
+  lockMs: 60 * 60_000,
+  maxDelayMs: 0,
+};
+
 export class Throttle {
   private readonly entries = new Map<string, Entry>();
 

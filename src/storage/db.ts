@@ -76,10 +76,13 @@ export async function openDatabase(file: string): Promise<Database> {
       kv.on('error', () => {});
       stores.set(name, store);
       keyvs.set(name, kv);
+      // One connection at a time: each creates the table on connect, and the first switches the
+      // file to WAL, which needs the file to itself (concurrent opens gave SQLITE_BUSY).
+      await store.query('SELECT 1');
+      if (name === 'meta') {
+        await store.query('PRAGMA journal_mode=WAL');
+      }
     }
-    const first = stores.get('meta')!;
-    await first.query('PRAGMA journal_mode=WAL');
-    await first.query('PRAGMA synchronous=NORMAL');
     const meta = keyvs.get('meta')!;
     const version = (await meta.get<number>('schemaVersion')) ?? 0;
     if (version > SCHEMA_VERSION) {

@@ -62,7 +62,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`fm serve did not start:\n${out}`)), 20_000);
     const onData = () => {
-      const m = /listening on (\S+)/.exec(out);
+      const m = /listening on (\S+)\n/.exec(out);
       if (m) {
         clearTimeout(timer);
         child.stdout!.off('data', onData);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, adminClient, startFm, type FmServer } from '../helpers/server.ts';
-import { decodeToken } from '../helpers/http-raw.ts';
+import { decodeToken, rawRequest } from '../helpers/http-raw.ts';
 
 // Tests read arbitrary JSON shapes from the API.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -24,8 +24,16 @@ afterAll(async () => {
   await fm.stop();
 });
 
-function signup(username: unknown, password: unknown): Promise<Response> {
-  return fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username, password }) });
+let nextAddress = 10;
+/** Signs up from a fresh source address each time (sign-ups are limited per address). */
+async function signup(username: unknown, password: unknown, localAddress = `127.0.1.${nextAddress++ % 250}`): Promise<Response> {
+  const raw = await rawRequest(fm.url, {
+    method: 'POST',
+    path: '/api/signup',
+    body: JSON.stringify({ username, password }),
+    localAddress,
+  });
+  return new Response(new Uint8Array(raw.body), { status: raw.status, headers: raw.headers as Record<string, string> });
 }
 
 async function putSettings(changes: Record<string, unknown>): Promise<void> {
@@ -121,6 +129,15 @@ describe('PROV signup enabled', () => {
   it('answers 400 on a username with a slash or a control character', async () => {
     expect((await signup('a/b', 'a-long-password-77')).status).toBe(400);
     expect((await signup('a\u0000b', 'a-long-password-77')).status).toBe(400);
+  });
+
+  it('DOS: limits sign-ups per client address (every attempt counts), then 429 with Retry-After', async () => {
+    const from = '127.0.2.7';
+    for (let i = 0; i < 10; i++) expect((await signup(`flood${i}`, 'a-long-flood-password', from)).status).not.toBe(429);
+    const res = await signup('flood-last', 'a-long-flood-password', from);
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await signup('flood-other', 'a-long-flood-password', '127.0.2.8')).status).toBe(200);
   });
 
   it('follows the minimum length set by the admin', async () => {

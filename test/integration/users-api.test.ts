@@ -312,3 +312,21 @@ describe('AUTHZ deleting users and the last admin', () => {
     expect((await admin.fetch(`/api/users/${zed.id}`)).status).toBe(404);
   });
 });
+
+describe('AUTHZ concurrent demotions', () => {
+  it('never leaves the instance without an admin when two admins demote each other at once', async () => {
+    const fm2 = await startFm();
+    try {
+      const root = await adminClient(fm2);
+      const other = await createUser(root, fm2, 'second-admin', { perm: { admin: true } });
+      const demote = (c: Client, id: number, pw: string) =>
+        c.fetch(`/api/users/${id}`, { method: 'PUT', json: { what: 'user', which: ['perm'], current_password: pw, data: { id, perm: { admin: false } } } });
+      const results = await Promise.all([demote(root, other.id, fm2.adminPassword), demote(other.client, 1, other.password)]);
+      expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
+      const users = await root.json<Array<{ perm: { admin: boolean } }>>('/api/users').catch(() => other.client.json<Array<{ perm: { admin: boolean } }>>('/api/users'));
+      expect(users.filter((u) => u.perm.admin)).toHaveLength(1);
+    } finally {
+      await fm2.stop();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 /** POST /api/login, /api/renew, /api/logout, /api/signup. */
 import Router from '@koa/router';
 import { ConflictError, MethodNotAllowedError, BadRequestError } from '../../errors.ts';
-import { AuthService } from '../../services/auth.ts';
+import { AuthService, addressKey } from '../../services/auth.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import type { FmRouter } from '../types.ts';
@@ -38,11 +38,17 @@ export function authRouter(): FmRouter {
     if (!settings.signup) throw new MethodNotAllowedError('signup is disabled');
     const { username, password } = AuthService.parseLoginBody(ctx.request.body);
     if (!username.trim() || !password) throw new BadRequestError('username and password are required');
+    const keys = [`signup:${addressKey(ctx.ip)}`];
+    const throttle = ctx.services.auth.signupThrottle;
+    throttle.check(keys);
     try {
       await ctx.services.users.signup(username, password);
     } catch (err) {
       if (err instanceof ConflictError) throw new ConflictError('username already taken');
       throw err;
+    } finally {
+      // Every attempt counts, accepted or not: one address cannot create accounts without end.
+      throttle.fail(keys);
     }
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';

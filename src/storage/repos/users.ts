@@ -65,8 +65,32 @@ export class UsersRepo {
     return (await this.list()).length;
   }
 
+  /**
+   * Writes run one at a time in this process, so the checks they make (a free username, the
+   * last admin, the next id) still hold when they write.
+   */
+  private writes: Promise<unknown> = Promise.resolve();
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.writes.then(fn, fn);
+    this.writes = next.catch(() => {});
+    return next;
+  }
+
   /** Stores a new user with the next id. `data.password` must already be a hash. */
-  async create(data: UserData): Promise<UserRecord> {
+  create(data: UserData): Promise<UserRecord> {
+    return this.serial(() => this.createNow(data));
+  }
+
+  /** Replaces a stored user, keeping the invariants. */
+  update(next: UserRecord): Promise<UserRecord> {
+    return this.serial(() => this.updateNow(next));
+  }
+
+  delete(id: number): Promise<UserRecord> {
+    return this.serial(() => this.deleteNow(id));
+  }
+
+  private async createNow(data: UserData): Promise<UserRecord> {
     const username = cleanUsername(data.username);
     if (await this.kv.get(nameKey(username))) {
       const existing = await this.getByUsername(username);
@@ -80,8 +104,7 @@ export class UsersRepo {
     return record;
   }
 
-  /** Replaces a stored user, keeping the invariants. */
-  async update(next: UserRecord): Promise<UserRecord> {
+  private async updateNow(next: UserRecord): Promise<UserRecord> {
     const prev = await this.mustGet(next.id);
     const username = cleanUsername(next.username);
     if (nameKey(username) !== nameKey(prev.username)) {
@@ -101,7 +124,7 @@ export class UsersRepo {
     return record;
   }
 
-  async delete(id: number): Promise<UserRecord> {
+  private async deleteNow(id: number): Promise<UserRecord> {
     const prev = await this.mustGet(id);
     if (prev.perm.admin && (await this.adminCount()) <= 1) throw new ForbiddenError('the last admin cannot be deleted');
     await this.kv.delete(userKey(id));
@@ -115,7 +138,11 @@ export class UsersRepo {
    * fails, the previous users are restored. Records keep their ids, and the id sequence never
    * goes backwards, so an id is not handed out twice.
    */
-  async replaceAll(records: UserRecord[]): Promise<void> {
+  replaceAll(records: UserRecord[]): Promise<void> {
+    return this.serial(() => this.replaceAllNow(records));
+  }
+
+  private async replaceAllNow(records: UserRecord[]): Promise<void> {
     const ids = new Set<number>();
     const names = new Set<string>();
     const clean = records.map((r) => ({ ...r, username: cleanUsername(r.username) }));
