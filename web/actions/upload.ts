@@ -46,6 +46,8 @@ interface Job extends UploadEntry {
 }
 
 const PUBLISH_MS = 100;
+/** The finished panel (100 %) stays this long before it goes. */
+export const DONE_HOLD_MS = 1000;
 
 let nextId = 1;
 let nextBatch = 1;
@@ -56,6 +58,7 @@ const active = new Set<Job>();
 let all: Job[] = [];
 let failed = false;
 let publishTimer: ReturnType<typeof setTimeout> | undefined;
+let doneTimer: ReturnType<typeof setTimeout> | undefined;
 
 function beforeUnload(e: BeforeUnloadEvent): void {
   e.preventDefault();
@@ -97,6 +100,8 @@ function publishSoon(): void {
 }
 
 function reset(): void {
+  clearTimeout(doneTimer);
+  doneTimer = undefined;
   for (const j of all) clearInterval(j.sampler);
   queue.length = 0;
   active.clear();
@@ -109,7 +114,11 @@ function reset(): void {
 /** Queues entries (folders before the files inside them) and starts what may start. */
 export function enqueue(entries: readonly UploadEntry[]): void {
   if (entries.length === 0) return;
-  if (!isUploading()) window.addEventListener('beforeunload', beforeUnload);
+  if (!isUploading()) {
+    window.addEventListener('beforeunload', beforeUnload);
+    clearTimeout(doneTimer);
+    doneTimer = undefined;
+  }
   const batch = nextBatch++;
   for (const e of entries) {
     const job: Job = {
@@ -171,6 +180,11 @@ async function run(job: Job): Promise<void> {
 function complete(): void {
   const ok = !failed;
   reset();
+  store.set(uploadAtom, { ...EMPTY_UPLOADS, percent: 100, eta: 0, done: true });
+  doneTimer = setTimeout(() => {
+    doneTimer = undefined;
+    if (!isUploading()) store.set(uploadAtom, EMPTY_UPLOADS);
+  }, DONE_HOLD_MS);
   if (ok) showSuccess(i18n.t('upload.done'));
   store.set(requestReloadAtom);
 }

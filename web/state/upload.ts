@@ -22,6 +22,8 @@ export interface UploadSnapshot {
   speed: number;
   /** Seconds left (Infinity when unknown). */
   eta: number;
+  /** Everything finished: the panel shows 100 % for a moment before it goes. */
+  done?: boolean;
 }
 
 export const EMPTY_UPLOADS: UploadSnapshot = { items: [], count: 0, percent: 0, speed: 0, eta: Infinity };

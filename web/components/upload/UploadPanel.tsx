@@ -36,9 +36,9 @@ export function UploadPanel() {
       ro.disconnect();
       root.style.removeProperty('--upload-panel-height');
     };
-  }, [up.count > 0]);
+  }, [up.count > 0 || up.done === true]);
 
-  if (up.count === 0) return null;
+  if (up.count === 0 && !up.done) return null;
   const speed = new Intl.NumberFormat(tag, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(up.speed);
   const confirmAbort = () =>
     showPrompt({
@@ -50,9 +50,9 @@ export function UploadPanel() {
       <div className="upload-head">
         <button type="button" className="upload-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <Icon name={open ? 'chevronDown' : 'chevronUp'} size={18} />
-          <span className="upload-title">{t('upload.uploadingCount', { count: up.count })}</span>
+          <span className="upload-title">{up.done ? t('upload.done') : t('upload.uploadingCount', { count: up.count })}</span>
         </button>
-        <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />
+        {!up.done && <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />}
       </div>
       <div className="upload-summary">
         <div className="upload-bar" role="progressbar" aria-label={t('upload.progress')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={up.percent}>
