@@ -202,11 +202,12 @@ export default function FilesPage() {
     void reading.then(({ picked, emptyDirs }) => uploadInto(dest, picked, emptyDirs));
   };
 
-  const file = listing && current && !listing.resource.isDir && error === null ? listing.resource : null;
+  // A preview stays up while the next file loads (previous/next), so keys and state carry on.
+  const file = listing && !listing.resource.isDir && error === null ? listing.resource : null;
   if (file && file.type !== 'text' && file.type !== 'textImmutable') {
     return (
       <Suspense fallback={null}>
-        <Preview file={file} actions={headerActions} />
+        <Preview file={file} path={path} actions={headerActions} />
       </Suspense>
     );
   }

@@ -31,9 +31,9 @@ export const ARROWS_HIDE_MS = 1500;
 const MOUSE_THROTTLE_MS = 500;
 
 /** The folder's media items, in the user's order, for previous/next. */
-function useSiblings(file: Resource): ResourceItem[] {
+function useSiblings(path: string): ResourceItem[] {
   const [items, setItems] = useState<ResourceItem[]>([]);
-  const dir = parentPath(file.path);
+  const dir = parentPath(path);
   useEffect(() => {
     const ac = new AbortController();
     get(dir, ac.signal)
@@ -79,10 +79,11 @@ function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
   return <FileView file={file} />;
 }
 
-export default function Preview({ file, actions }: { file: Resource; actions: HeaderAction[] }) {
+/** `path` is the file the address names: while it loads, `file` is still the previous one. */
+export default function Preview({ file, path, actions }: { file: Resource; path: string; actions: HeaderAction[] }) {
   const { t } = useTranslation();
   const [, navigate] = useLocation();
-  const siblings = useSiblings(file);
+  const siblings = useSiblings(path);
   const [fullSize, setFullSize] = useState(false);
   const [arrows, setArrows] = useState(true);
   const hovered = useRef(false);
@@ -90,11 +91,11 @@ export default function Preview({ file, actions }: { file: Resource; actions: He
   const lastMove = useRef(0);
   useTitle(file.name);
 
-  const index = siblings.findIndex((i) => i.path === file.path);
+  const index = siblings.findIndex((i) => i.path === path);
   const prev = index > 0 ? siblings[index - 1] : undefined;
   const next = index >= 0 && index < siblings.length - 1 ? siblings[index + 1] : undefined;
   const go = useCallback((item: ResourceItem | undefined) => item && navigate(filesUrl(item.path, false), { replace: true }), [navigate]);
-  const close = useCallback(() => navigate(filesUrl(parentPath(file.path), true)), [navigate, file.path]);
+  const close = useCallback(() => navigate(filesUrl(parentPath(path), true)), [navigate, path]);
 
   // Deleting from here moves to the next item, else the previous, else back to the folder (spec §4).
   useEffect(() => {
@@ -116,7 +117,7 @@ export default function Preview({ file, actions }: { file: Resource; actions: He
   useEffect(() => {
     showArrows();
     return () => clearTimeout(hideTimer.current);
-  }, [file.path, showArrows]);
+  }, [path, showArrows]);
 
   const searchOpen = useAtomValue(searchOpenAtom);
   useEffect(() => {
