@@ -139,9 +139,9 @@ describe('browsing files', () => {
     for (const action of ['Copy file', 'Move file', 'Delete', 'Download', 'Info']) {
       expect(await bar.getByRole('button', { name: action }).count(), action).toBe(1);
     }
-    // The header keeps only the rest, behind the more-actions menu.
+    // The header keeps only the rest (upload is not a selection action), behind the more-actions menu.
     await page.getByRole('button', { name: 'More' }).click();
-    expect(await page.getByRole('menu').getByRole('menuitem').allTextContents()).toEqual(['Switch view', 'Select multiple']);
+    expect(await page.getByRole('menu').getByRole('menuitem').allTextContents()).toEqual(['Upload', 'Switch view', 'Select multiple']);
     await page.keyboard.press('Escape');
     expect(await page.getByRole('menu').count()).toBe(0);
     expect(await selectedNames(page)).toEqual(['a.txt', 'b.txt']);
