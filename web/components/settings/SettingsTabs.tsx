@@ -1,6 +1,6 @@
 /** The settings tabs: profile always, share management with share permission, global and users for admins (spec §2). */
 import { useAtomValue } from 'jotai';
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
 import { can } from '../../lib/perm.ts';
@@ -19,6 +19,11 @@ export function SettingsTabs() {
   const { t } = useTranslation();
   const user = useAtomValue(userAtom);
   const [location] = useLocation();
+  const nav = useRef<HTMLElement>(null);
+  // On a narrow screen the tabs scroll sideways: keep the current one in view.
+  useEffect(() => {
+    nav.current?.querySelector('.tab-active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [location]);
   const tabs: Tab[] = [{ href: '/settings/profile', label: t('settings.profileSettings') }];
   if (can(user, 'share')) tabs.push({ href: '/settings/shares', label: t('settings.shareManagement') });
   if (user?.perm.admin) {
@@ -26,7 +31,7 @@ export function SettingsTabs() {
     tabs.push({ href: '/settings/users', label: t('settings.userManagement'), prefix: true });
   }
   return (
-    <nav className="tabs" aria-label={t('settings.title')}>
+    <nav ref={nav} className="tabs" aria-label={t('settings.title')}>
       {tabs.map((tab) => {
         const active = location === tab.href || (tab.prefix === true && location.startsWith(`${tab.href}/`));
         return (
