@@ -47,6 +47,10 @@ describe('administration', () => {
     await prompt.getByRole('button', { name: 'OK' }).click();
   }
 
+  /** The answer to the page's next call of the users API with this method. */
+  const usersCall = (page: Page, method: string) =>
+    page.waitForResponse((r) => /^\/api\/users(\/\d+)?$/.test(new URL(r.url()).pathname) && r.request().method() === method);
+
   it('creates a user, edits it, and deletes it after the confirmation', async () => {
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, admin.token, '/settings/users');
@@ -73,9 +77,13 @@ describe('administration', () => {
 
     // A change of language needs no password.
     await page.getByLabel('Language').selectOption('fr');
+    const languageSaved = usersCall(page, 'PUT');
     await page.getByRole('button', { name: 'Save' }).click();
+    expect((await languageSaved).status()).toBe(200);
     await expect.poll(() => page.getByRole('status').last().textContent()).toBe('User updated!');
     expect((await admin.json<UserDto>(`/api/users/${id}`)).locale).toBe('fr');
+    // The notice goes after a second, so that the next one is not this one.
+    await expect.poll(() => page.getByRole('status').count()).toBe(0);
 
     // Admin ticks every permission, locks the others and clears lockPassword.
     await page.getByLabel('Prevent the user from changing the password').check();
@@ -91,8 +99,13 @@ describe('administration', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('dialog', { name: 'Confirm with your password' }).waitFor();
     await page.keyboard.press('Escape');
+    expect(await page.getByRole('dialog', { name: 'Confirm with your password' }).count()).toBe(0);
+    const oldStill = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'dora', password: 'a-very-long-password-1' }) });
+    expect(oldStill.status).toBe(200);
     await page.getByRole('button', { name: 'Save' }).click();
+    const updated = usersCall(page, 'PUT');
     await confirmPassword(page);
+    expect((await updated).status()).toBe(200);
     await expect.poll(() => page.getByRole('status').last().textContent()).toBe('User updated!');
     const login = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'dora', password: 'another-long-password-2' }) });
     expect(login.status).toBe(200);
@@ -115,8 +128,11 @@ describe('administration', () => {
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, admin.token, '/settings/users');
     const rows = page.getByRole('table').locator('tbody tr');
-    await expect.poll(() => rows.count()).toBe(2);
-    expect(await rows.nth(1).innerText()).toMatch(/^eve\s+No\s+\/eve/);
+    // Each user's row, whatever other users earlier tests left.
+    const row = (name: string) => rows.filter({ has: page.getByRole('cell', { name, exact: true }) });
+    await row('eve').waitFor();
+    expect(await row('eve').innerText()).toMatch(/^eve\s+No\s+\/eve\s*$/);
+    expect(await row('admin').innerText()).toMatch(/^admin\s+Yes\s+\/\s*$/);
     await page.getByRole('link', { name: 'Edit eve' }).click();
     await page.getByRole('heading', { name: 'eve' }).waitFor();
     await page.goto(`${fm.url}/settings/users/new`);

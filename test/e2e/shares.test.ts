@@ -115,8 +115,9 @@ describe('share links', () => {
     const dl = await page.evaluate(() => navigator.clipboard.readText());
     expect(await (await fetch(dl)).text()).toBe('memo');
     await dialog.getByRole('button', { name: 'Copy link' }).click();
+    // The clipboard is written asynchronously: wait until it holds the page link instead of the download link.
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toMatch(new RegExp(`^${fm.url}/share/[\\w-]+$`));
     const link = await page.evaluate(() => navigator.clipboard.readText());
-    expect(link).toMatch(new RegExp(`^${fm.url}/share/[\\w-]+$`));
     expect(await dialog.getByText('Permanent').count()).toBe(1);
 
     await page.goto(link);
