@@ -26,6 +26,19 @@ function alive(pid: number): boolean {
   }
 }
 
+/** The pid a test script wrote with `echo $! > file`, once the whole line is there (the file exists before its content). */
+async function pidFrom(file: string): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (/^\d+\n$/.test(text)) {
+      fs.rmSync(file);
+      return Number(text);
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no pid in ${file}`);
+}
+
 /** Polls until the process is gone (no timing assertion: only a generous upper bound). */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 500 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
@@ -82,8 +95,7 @@ describe('RunningProcess', () => {
     });
     const result = await proc.done;
     expect(result).toMatchObject({ reason: 'time limit', signal: 'SIGTERM', code: 143 });
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(await gone(child)).toBe(true);
   });
 
@@ -99,9 +111,7 @@ describe('RunningProcess', () => {
   it('EXEC: stop() kills everything the program started, even in the background', async () => {
     const marker = `fm-unit-${process.pid}-b`;
     const { proc } = collect({ file: '/bin/sh', args: ['-c', `sleep 1000 & echo $! > /tmp/${marker}; sleep 1000`] });
-    for (let i = 0; i < 300 && !fs.existsSync(`/tmp/${marker}`); i++) await new Promise((r) => setTimeout(r, 20));
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(alive(child)).toBe(true);
     proc.stop('cancelled');
     expect(await proc.done).toMatchObject({ reason: 'cancelled' });
@@ -112,8 +122,7 @@ describe('RunningProcess', () => {
     const marker = `fm-unit-${process.pid}-c`;
     const { proc } = collect({ file: '/bin/sh', args: ['-c', `sleep 1000 > /dev/null 2>&1 & echo $! > /tmp/${marker}`] });
     expect(await proc.done).toMatchObject({ code: 0 });
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(await gone(child)).toBe(true);
   });
 });
