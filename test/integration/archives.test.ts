@@ -197,6 +197,34 @@ describe('archive names and selections', () => {
   });
 });
 
+describe('contents', () => {
+  it('small files (read ahead) and large files (streamed) keep their bytes in zip and tar.gz, each archived once', async () => {
+    const mixed = path.join(fm.root, 'mixed');
+    const want = new Map<string, Buffer>();
+    fs.mkdirSync(mixed);
+    for (let i = 0; i < 40; i++) {
+      // Every 7th file is above the read-ahead size (256 KiB), the rest below it.
+      const data = crypto.randomBytes(i % 7 === 0 ? 300_000 + i : 1000 * i);
+      const name = `f${String(i).padStart(2, '0')}.bin`;
+      fs.writeFileSync(path.join(mixed, name), data);
+      want.set(name, data);
+    }
+    for (const algo of ['zip', 'targz']) {
+      const res = await get(`/api/raw/mixed?algo=${algo}`);
+      expect(res.status).toBe(200);
+      const sandbox = fs.mkdtempSync(path.join(fm.home, `mixed-${algo}-`));
+      const file = path.join(fm.home, `mixed.${algo}`);
+      const kind = await decompress(algo, res.body, file);
+      expect(entryNames(kind, file).sort()).toEqual([...want.keys()].sort());
+      const into = extract(kind, file, sandbox);
+      for (const [name, data] of want) expect(fs.readFileSync(path.join(into, name)).equals(data), `${algo} ${name}`).toBe(true);
+      fs.rmSync(sandbox, { recursive: true });
+      fs.rmSync(file);
+    }
+    fs.rmSync(mixed, { recursive: true });
+  });
+});
+
 describe('a client that leaves stops the archive', () => {
   it('the compressor process is killed', async () => {
     const big = path.join(fm.root, 'big');
@@ -226,5 +254,38 @@ describe('a client that leaves stops the archive', () => {
     // The server still serves.
     expect((await get('/api/raw/top.txt')).text).toBe('top');
     fs.rmSync(big, { recursive: true });
+  });
+});
+
+describe('a client that leaves mid-archive', () => {
+  it('leaves no file open on the server', async () => {
+    const many = path.join(fm.root, 'many');
+    fs.mkdirSync(many);
+    // Above the read-ahead size: entries prepared ahead hold open handles until their turn.
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(many, `f${i}.bin`), crypto.randomBytes(300_000));
+    const openFiles = () => fs.readdirSync(`/proc/${fm.child.pid}/fd`).filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/${fm.child.pid}/fd/${fd}`).startsWith(many);
+      } catch {
+        return false;
+      }
+    }).length;
+    const u = new URL(fm.url);
+    for (const algo of ['zip', 'targz']) {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get({ host: u.hostname, port: u.port, path: `/api/raw/many?algo=${algo}`, headers: { 'X-Auth': admin.token } }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      });
+      const deadline = Date.now() + 10_000;
+      while (openFiles() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(openFiles(), algo).toBe(0);
+    }
+    expect((await get('/api/raw/top.txt')).text).toBe('top');
+    fs.rmSync(many, { recursive: true });
   });
 });
