@@ -14,34 +14,10 @@ import zlib from 'node:zlib';
 import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiver';
 import { compressFrame } from 'lz4-napi';
 import { SnappyStream } from 'snappystream';
-import { ARCHIVE_ALGOS, type ArchiveAlgo } from '../../api/files.ts';
-import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
+import type { ArchiveAlgo } from '../../api/files.ts';
+import { NotImplementedStatusError } from '../../errors.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
-
-const EXTENSIONS: Record<ArchiveAlgo, string> = {
-  zip: '.zip',
-  tar: '.tar',
-  targz: '.tar.gz',
-  tarbz2: '.tar.bz2',
-  tarxz: '.tar.xz',
-  tarlz4: '.tar.lz4',
-  tarsz: '.tar.sz',
-  tarbr: '.tar.br',
-  tarzst: '.tar.zst',
-};
-
-const CONTENT_TYPES: Record<ArchiveAlgo, string> = {
-  zip: 'application/zip',
-  tar: 'application/x-tar',
-  targz: 'application/gzip',
-  tarbz2: 'application/x-bzip2',
-  tarxz: 'application/x-xz',
-  tarlz4: 'application/x-lz4',
-  tarsz: 'application/x-snappy-framed',
-  tarbr: 'application/x-brotli',
-  tarzst: 'application/zstd',
-};
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
@@ -53,16 +29,6 @@ const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
 
 /** Already-compressed formats are stored in zips rather than deflated again. */
 const STORED = /\.(zip|gz|tgz|bz2|xz|zst|lz4|7z|rar|jpe?g|png|gif|webp|avif|heic|mp4|m4v|mkv|webm|mov|mp3|m4a|ogg|opus|flac|docx|xlsx|pptx|odt|epub)$/i;
-
-/** `algo` as sent by clients: empty, `true` and `zip` mean zip; anything unknown is 400. */
-export function checkArchiveAlgo(raw: string | undefined): ArchiveAlgo {
-  if (raw === undefined || raw === '' || raw === 'true') return 'zip';
-  if ((ARCHIVE_ALGOS as readonly string[]).includes(raw)) return raw as ArchiveAlgo;
-  throw new BadRequestError(`unknown archive format "${raw}" (use ${ARCHIVE_ALGOS.join(', ')})`);
-}
-
-export const archiveExtension = (algo: ArchiveAlgo): string => EXTENSIONS[algo];
-export const archiveContentType = (algo: ArchiveAlgo): string => CONTENT_TYPES[algo];
 
 /**
  * The archive name of a virtual path relative to `base`: '/'-separated, never absolute or
