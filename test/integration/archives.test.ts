@@ -9,11 +9,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import { UnsnappyStream } from 'snappystream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decompressArchive } from '../helpers/archives.ts';
 import { adminClient, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { enc, listTree, makeTree, rawRequest, type Tree } from '../helpers/files.ts';
 
@@ -55,44 +52,6 @@ function expectedTree(): string[] {
   return out.sort();
 }
 
-/** Turns a downloaded archive into a plain tar or zip file on disk. */
-async function decompress(algo: string, body: Buffer, file: string): Promise<'tar' | 'zip'> {
-  if (algo === 'zip') {
-    fs.writeFileSync(file, body);
-    return 'zip';
-  }
-  const viaCli = (cmd: string, args: string[]) => fs.writeFileSync(file, execFileSync(cmd, args, { input: body, maxBuffer: 1 << 28 }));
-  switch (algo) {
-    case 'tar':
-      fs.writeFileSync(file, body);
-      break;
-    case 'targz':
-      fs.writeFileSync(file, zlib.gunzipSync(body));
-      break;
-    case 'tarbr':
-      fs.writeFileSync(file, zlib.brotliDecompressSync(body));
-      break;
-    case 'tarbz2':
-      viaCli('bzip2', ['-dc']);
-      break;
-    case 'tarxz':
-      viaCli('xz', ['-dc']);
-      break;
-    case 'tarzst':
-      viaCli('zstd', ['-dc']);
-      break;
-    case 'tarlz4':
-      viaCli('lz4', ['-dc']);
-      break;
-    case 'tarsz':
-      await pipeline(Readable.from([body]), new UnsnappyStream(true), fs.createWriteStream(file));
-      break;
-    default:
-      throw new Error(algo);
-  }
-  return 'tar';
-}
-
 function entryNames(kind: 'tar' | 'zip', file: string): string[] {
   if (kind === 'tar') return execFileSync('tar', ['-tf', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
   return execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -127,7 +86,7 @@ describe('ARCH: hostile names extract safely in every format', () => {
       expect(res.status).toBe(200);
       const sandbox = fs.mkdtempSync(path.join(fm.home, `x-${algo}-`));
       const file = path.join(fm.home, `odd-${algo}.archive`);
-      const kind = await decompress(algo, res.body, file);
+      const kind = await decompressArchive(algo, res.body, file);
       for (const name of entryNames(kind, file)) {
         expect(name.startsWith('/'), name).toBe(false);
         expect(name.split('/'), name).not.toContain('..');
@@ -170,7 +129,7 @@ describe('archive names and selections', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toContain(`filename*=UTF-8''_archive.tar.gz`);
     const file = path.join(fm.home, 'spa.tar');
-    await decompress('targz', res.body, file);
+    await decompressArchive('targz', res.body, file);
     expect(entryNames('tar', file).sort()).toEqual(['sel/one.txt', 'top.txt']);
   });
 
@@ -214,7 +173,7 @@ describe('contents', () => {
       expect(res.status).toBe(200);
       const sandbox = fs.mkdtempSync(path.join(fm.home, `mixed-${algo}-`));
       const file = path.join(fm.home, `mixed.${algo}`);
-      const kind = await decompress(algo, res.body, file);
+      const kind = await decompressArchive(algo, res.body, file);
       expect(entryNames(kind, file).sort()).toEqual([...want.keys()].sort());
       const into = extract(kind, file, sandbox);
       for (const [name, data] of want) expect(fs.readFileSync(path.join(into, name)).equals(data), `${algo} ${name}`).toBe(true);

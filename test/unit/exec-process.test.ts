@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { alive, gone } from '../helpers/processes.ts';
 import { LineSplitter, RunningProcess, SAFE_PATH, scrubbedEnv, type ProcessSpec } from '../../src/services/exec/process.ts';
 import { sameOrigin } from '../../src/server/routes/command.ts';
 
@@ -14,16 +15,6 @@ function collect(spec: Partial<ProcessSpec> & { file: string; args: string[] }) 
     { line: (text, stream) => lines.push([stream, text]) },
   );
   return { proc, lines };
-}
-
-/** Running (a zombie waiting for its new parent to reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 /** The pid a test script wrote with `echo $! > file`, once the whole line is there (the file exists before its content). */
@@ -37,12 +28,6 @@ async function pidFrom(file: string): Promise<number> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`no pid in ${file}`);
-}
-
-/** Polls until the process is gone (no timing assertion: only a generous upper bound). */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
 }
 
 describe('LineSplitter', () => {
