@@ -18,6 +18,8 @@ import type { ArchiveAlgo } from '../../api/files.ts';
 import { NotImplementedStatusError } from '../../errors.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
+import { readSmallFilesInWorker } from './listing-worker.ts';
+import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './small-files.ts';
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
@@ -95,8 +97,11 @@ export async function createArchiveStream(
 
 /** Files up to this size are read whole, ahead of their turn; larger ones are streamed in their turn. */
 const READ_AHEAD_MAX_SIZE = 256 * 1024;
-/** How many entries are prepared ahead of the archiver (so at most 16 × 256 KiB buffered). */
-const READ_AHEAD_ENTRIES = 16;
+/** How many entries are prepared ahead of the archiver; refilled when half of them are used. */
+const READ_AHEAD_ENTRIES = 128;
+/** Small files read together in a worker thread: at most this many, and this many bytes. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 4 << 20;
 
 /** What the walk yields: an entry to prepare, in archive order. */
 type Item = { kind: 'folder' | 'file' | 'link'; abs: string; name: string };
@@ -149,23 +154,55 @@ class Feeder {
   async run(targets: Target[]): Promise<void> {
     const items = this.items(targets);
     let more = true;
+    let batch: Array<{ real: string; name: string }> = [];
+    const flushBatch = () => {
+      if (!batch.length) return;
+      const files = batch;
+      batch = [];
+      const read = readSmallFilesInWorker({ paths: files.map((f) => f.real), root: this.access.rootReal, maxSize: READ_AHEAD_MAX_SIZE, maxBytes: BATCH_BYTES });
+      files.forEach((f, i) => {
+        // Without a worker, or when it fails, or for a file it did not read: here.
+        const here = () => this.prepareFile(f.real, f.name);
+        this.ahead.push(read ? read.then((r) => (r.status[i] === SMALL_NOT_READ ? here() : this.fromBatch(r, i, f.name)), here).catch(() => undefined) : here());
+      });
+    };
     const fill = async () => {
-      while (more && !this.stopped && this.ahead.length < READ_AHEAD_ENTRIES) {
+      while (more && !this.stopped && this.ahead.length + batch.length < READ_AHEAD_ENTRIES) {
         const next = await items.next();
-        if (next.done) more = false;
-        else this.ahead.push(this.prepare(next.value).catch(() => undefined));
+        if (next.done) {
+          more = false;
+          break;
+        }
+        const item = next.value;
+        if (item.kind === 'folder') {
+          flushBatch();
+          this.ahead.push(this.prepareFolder(item).catch(() => undefined));
+          continue;
+        }
+        const real = item.kind === 'link' ? this.linkedFile(item.abs) : item.abs;
+        if (real === undefined) continue;
+        batch.push({ real, name: item.name });
+        if (batch.length >= BATCH_FILES) flushBatch();
       }
+      flushBatch();
     };
     await fill();
     while (this.ahead.length && !this.stopped) {
       const prep = await this.ahead.shift()!;
-      await fill();
+      if (this.ahead.length <= READ_AHEAD_ENTRIES / 2) await fill();
       if (prep && !this.stopped) await this.appendPrepared(prep);
       else if (prep && 'fh' in prep) await prep.fh.close().catch(() => {});
     }
     if (this.stopped) return;
     this.finished = true;
     await this.archive.finalize();
+  }
+
+  /** Entry i of a worker's batch (undefined: left out). */
+  private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
+    if (r.status[i] !== SMALL_READ) return undefined;
+    const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
+    return { data: { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) }, source };
   }
 
   private async *items(targets: Target[]): AsyncGenerator<Item> {
@@ -187,21 +224,20 @@ class Feeder {
     }
   }
 
-  /** Never rejects: an entry that vanished, changed kind or cannot be read is left out. */
-  private async prepare(item: Item): Promise<Prepared | undefined> {
-    if (item.kind === 'folder') {
-      const st = await fs.promises.lstat(item.abs).catch(() => undefined);
-      if (!st?.isDirectory()) return undefined;
-      return { data: { name: `${item.name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 }, source: Buffer.alloc(0) };
-    }
-    if (item.kind === 'link') {
-      // Links to files inside the scope are archived as the file; links to folders (cycles),
-      // dangling links and links leaving the scope are left out. Archives never hold links.
-      const link = this.gate.resolveLinkEntry(this.access, item.abs);
-      if (typeof link !== 'object' || !link.stat.isFile()) return undefined;
-      return this.prepareFile(link.real, item.name);
-    }
-    return this.prepareFile(item.abs, item.name);
+  private async prepareFolder(item: Item): Promise<Prepared | undefined> {
+    const st = await fs.promises.lstat(item.abs).catch(() => undefined);
+    if (!st?.isDirectory()) return undefined;
+    return { data: { name: `${item.name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 }, source: Buffer.alloc(0) };
+  }
+
+  /**
+   * Where a link leads, when it is archived: links to files inside the scope are archived as
+   * the file; links to folders (cycles), dangling links and links leaving the scope are left
+   * out. Archives never hold links.
+   */
+  private linkedFile(abs: string): string | undefined {
+    const link = this.gate.resolveLinkEntry(this.access, abs);
+    return typeof link === 'object' && link.stat.isFile() ? link.real : undefined;
   }
 
   private async prepareFile(real: string, name: string): Promise<Prepared | undefined> {
