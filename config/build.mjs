@@ -1,4 +1,4 @@
-// Builds dist/cli.js (server + CLI, node_modules kept external) and dist/web/ (the React UI,
+// Builds dist/server/cli.js (server + CLI; pure-JS dependencies bundled, native ones external) and dist/web/ (the React UI,
 // code-split, hashed, precompressed). Run by `npm run build` and by `prepare` on `npm ci`.
 import { build } from 'esbuild';
 import fs from 'node:fs';
@@ -10,6 +10,25 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
 const webOut = path.join(dist, 'web');
 const started = Date.now();
+
+const EXTERNAL = [
+  'sqlite3',
+  '@keyv/sqlite',
+  'sharp',
+  '@parcel/watcher',
+  'lz4-napi',
+  'lzma-native',
+  'snappystream',
+  'heic-decode',
+  'sh-syntax',
+  '@inquirer/prompts',
+  '@tus/server',
+  '@tus/file-store',
+  // Read only for --config files; bundled, its CommonJS build loses its named exports.
+  'yaml',
+  // ws loads its optional native helpers (bufferutil, utf-8-validate) when they are installed.
+  'ws',
+];
 
 async function buildServer() {
   fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
@@ -23,7 +42,12 @@ async function buildServer() {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    packages: 'external',
+    // Pure-JS dependencies are bundled: resolving and loading hundreds of small module files
+    // was most of the start-up time. Native addons, packages that load files (wasm, workers)
+    // relative to their own folder, and what only some commands need stay in node_modules.
+    external: EXTERNAL,
+    // Bundled CommonJS code calls require() for Node's built-ins.
+    banner: { js: "import { createRequire as __fmCreateRequire } from 'node:module'; const require = __fmCreateRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });

@@ -9,11 +9,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import { UnsnappyStream } from 'snappystream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decompressArchive } from '../helpers/archives.ts';
 import { adminClient, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { enc, listTree, makeTree, rawRequest, type Tree } from '../helpers/files.ts';
 
@@ -55,44 +52,6 @@ function expectedTree(): string[] {
   return out.sort();
 }
 
-/** Turns a downloaded archive into a plain tar or zip file on disk. */
-async function decompress(algo: string, body: Buffer, file: string): Promise<'tar' | 'zip'> {
-  if (algo === 'zip') {
-    fs.writeFileSync(file, body);
-    return 'zip';
-  }
-  const viaCli = (cmd: string, args: string[]) => fs.writeFileSync(file, execFileSync(cmd, args, { input: body, maxBuffer: 1 << 28 }));
-  switch (algo) {
-    case 'tar':
-      fs.writeFileSync(file, body);
-      break;
-    case 'targz':
-      fs.writeFileSync(file, zlib.gunzipSync(body));
-      break;
-    case 'tarbr':
-      fs.writeFileSync(file, zlib.brotliDecompressSync(body));
-      break;
-    case 'tarbz2':
-      viaCli('bzip2', ['-dc']);
-      break;
-    case 'tarxz':
-      viaCli('xz', ['-dc']);
-      break;
-    case 'tarzst':
-      viaCli('zstd', ['-dc']);
-      break;
-    case 'tarlz4':
-      viaCli('lz4', ['-dc']);
-      break;
-    case 'tarsz':
-      await pipeline(Readable.from([body]), new UnsnappyStream(true), fs.createWriteStream(file));
-      break;
-    default:
-      throw new Error(algo);
-  }
-  return 'tar';
-}
-
 function entryNames(kind: 'tar' | 'zip', file: string): string[] {
   if (kind === 'tar') return execFileSync('tar', ['-tf', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
   return execFileSync('unzip', ['-Z1', file], { encoding: 'utf8' }).split('\n').filter(Boolean);
@@ -127,7 +86,7 @@ describe('ARCH: hostile names extract safely in every format', () => {
       expect(res.status).toBe(200);
       const sandbox = fs.mkdtempSync(path.join(fm.home, `x-${algo}-`));
       const file = path.join(fm.home, `odd-${algo}.archive`);
-      const kind = await decompress(algo, res.body, file);
+      const kind = await decompressArchive(algo, res.body, file);
       for (const name of entryNames(kind, file)) {
         expect(name.startsWith('/'), name).toBe(false);
         expect(name.split('/'), name).not.toContain('..');
@@ -170,7 +129,7 @@ describe('archive names and selections', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toContain(`filename*=UTF-8''_archive.tar.gz`);
     const file = path.join(fm.home, 'spa.tar');
-    await decompress('targz', res.body, file);
+    await decompressArchive('targz', res.body, file);
     expect(entryNames('tar', file).sort()).toEqual(['sel/one.txt', 'top.txt']);
   });
 
@@ -194,6 +153,34 @@ describe('archive names and selections', () => {
     for (const a of ['', 'true', 'zip']) expect((await get(`/api/raw/sel?algo=${a}`)).headers['content-type'], a).toBe('application/zip');
     for (const a of ['rar', 'tar.gz', '../zip', 'TARGZ']) expect((await get(`/api/raw/sel?algo=${encodeURIComponent(a)}`)).status, a).toBe(400);
     expect((await get(`/api/raw/sel?files=${encodeURIComponent('one.txt,missing.txt')}`)).status).toBe(404);
+  });
+});
+
+describe('contents', () => {
+  it('small files (read ahead) and large files (streamed) keep their bytes in zip and tar.gz, each archived once', async () => {
+    const mixed = path.join(fm.root, 'mixed');
+    const want = new Map<string, Buffer>();
+    fs.mkdirSync(mixed);
+    for (let i = 0; i < 40; i++) {
+      // Every 7th file is above the read-ahead size (256 KiB), the rest below it.
+      const data = crypto.randomBytes(i % 7 === 0 ? 300_000 + i : 1000 * i);
+      const name = `f${String(i).padStart(2, '0')}.bin`;
+      fs.writeFileSync(path.join(mixed, name), data);
+      want.set(name, data);
+    }
+    for (const algo of ['zip', 'targz']) {
+      const res = await get(`/api/raw/mixed?algo=${algo}`);
+      expect(res.status).toBe(200);
+      const sandbox = fs.mkdtempSync(path.join(fm.home, `mixed-${algo}-`));
+      const file = path.join(fm.home, `mixed.${algo}`);
+      const kind = await decompressArchive(algo, res.body, file);
+      expect(entryNames(kind, file).sort()).toEqual([...want.keys()].sort());
+      const into = extract(kind, file, sandbox);
+      for (const [name, data] of want) expect(fs.readFileSync(path.join(into, name)).equals(data), `${algo} ${name}`).toBe(true);
+      fs.rmSync(sandbox, { recursive: true });
+      fs.rmSync(file);
+    }
+    fs.rmSync(mixed, { recursive: true });
   });
 });
 
@@ -226,5 +213,38 @@ describe('a client that leaves stops the archive', () => {
     // The server still serves.
     expect((await get('/api/raw/top.txt')).text).toBe('top');
     fs.rmSync(big, { recursive: true });
+  });
+});
+
+describe('a client that leaves mid-archive', () => {
+  it('leaves no file open on the server', async () => {
+    const many = path.join(fm.root, 'many');
+    fs.mkdirSync(many);
+    // Above the read-ahead size: entries prepared ahead hold open handles until their turn.
+    for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(many, `f${i}.bin`), crypto.randomBytes(300_000));
+    const openFiles = () => fs.readdirSync(`/proc/${fm.child.pid}/fd`).filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/${fm.child.pid}/fd/${fd}`).startsWith(many);
+      } catch {
+        return false;
+      }
+    }).length;
+    const u = new URL(fm.url);
+    for (const algo of ['zip', 'targz']) {
+      await new Promise<void>((resolve, reject) => {
+        const req = http.get({ host: u.hostname, port: u.port, path: `/api/raw/many?algo=${algo}`, headers: { 'X-Auth': admin.token } }, (res) => {
+          res.once('data', () => {
+            req.destroy();
+            resolve();
+          });
+        });
+        req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
+      });
+      const deadline = Date.now() + 10_000;
+      while (openFiles() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(openFiles(), algo).toBe(0);
+    }
+    expect((await get('/api/raw/top.txt')).text).toBe('top');
+    fs.rmSync(many, { recursive: true });
   });
 });

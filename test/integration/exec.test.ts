@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive } from '../helpers/processes.ts';
 import WebSocket from 'ws';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 
@@ -112,16 +113,6 @@ function sleepPids(arg: string): number[] {
     }
   }
   return pids;
-}
-
-/** Running (a zombie waiting for its new parent to reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
 }
 
 const ALLOWED = ['echo', 'printf', 'ls', 'cat', 'sleep', 'printenv', 'grep', 'true', 'false', 'pwd'];

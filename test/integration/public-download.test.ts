@@ -6,11 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import { UnsnappyStream } from 'snappystream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decompressArchive } from '../helpers/archives.ts';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 import { makeTree } from '../helpers/files.ts';
 import { PERMS, rawGet, share, updateUser, type ShareDto } from './share-helpers.ts';
@@ -62,45 +59,11 @@ afterAll(async () => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function unpack(algo: string, body: Buffer, file: string): Promise<'tar' | 'zip'> {
-  const viaCli = (cmd: string) => fs.writeFileSync(file, execFileSync(cmd, ['-dc'], { input: body, maxBuffer: 1 << 28 }));
-  switch (algo) {
-    case 'zip':
-      fs.writeFileSync(file, body);
-      return 'zip';
-    case 'tar':
-      fs.writeFileSync(file, body);
-      break;
-    case 'targz':
-      fs.writeFileSync(file, zlib.gunzipSync(body));
-      break;
-    case 'tarbr':
-      fs.writeFileSync(file, zlib.brotliDecompressSync(body));
-      break;
-    case 'tarbz2':
-      viaCli('bzip2');
-      break;
-    case 'tarxz':
-      viaCli('xz');
-      break;
-    case 'tarzst':
-      viaCli('zstd');
-      break;
-    case 'tarlz4':
-      viaCli('lz4');
-      break;
-    case 'tarsz':
-      await pipeline(Readable.from([body]), new UnsnappyStream(true), fs.createWriteStream(file));
-      break;
-  }
-  return 'tar';
-}
-
 /** The entries of a downloaded archive and the concatenated contents of its files. */
 async function archive(algo: string, body: Buffer): Promise<{ names: string[]; contents: string }> {
   const dir = fs.mkdtempSync(path.join(work, `${algo}-`));
   const file = path.join(dir, 'archive');
-  const kind = await unpack(algo, body, file);
+  const kind = await decompressArchive(algo, body, file);
   const into = path.join(dir, 'out');
   fs.mkdirSync(into);
   if (kind === 'tar') execFileSync('tar', ['-xf', file, '-C', into]);

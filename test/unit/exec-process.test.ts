@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { alive, gone } from '../helpers/processes.ts';
 import { LineSplitter, RunningProcess, SAFE_PATH, scrubbedEnv, type ProcessSpec } from '../../src/services/exec/process.ts';
 import { sameOrigin } from '../../src/server/routes/command.ts';
 
@@ -16,20 +17,17 @@ function collect(spec: Partial<ProcessSpec> & { file: string; args: string[] }) 
   return { proc, lines };
 }
 
-/** Running (a zombie waiting for its new parent to reap it counts as gone). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
+/** The pid a test script wrote with `echo $! > file`, once the whole line is there (the file exists before its content). */
+async function pidFrom(file: string): Promise<number> {
+  for (let i = 0; i < 500; i++) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+    if (/^\d+\n$/.test(text)) {
+      fs.rmSync(file);
+      return Number(text);
+    }
+    await new Promise((r) => setTimeout(r, 20));
   }
-}
-
-/** Polls until the process is gone (no timing assertion: only a generous upper bound). */
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 500 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
+  throw new Error(`no pid in ${file}`);
 }
 
 describe('LineSplitter', () => {
@@ -82,8 +80,7 @@ describe('RunningProcess', () => {
     });
     const result = await proc.done;
     expect(result).toMatchObject({ reason: 'time limit', signal: 'SIGTERM', code: 143 });
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(await gone(child)).toBe(true);
   });
 
@@ -99,9 +96,7 @@ describe('RunningProcess', () => {
   it('EXEC: stop() kills everything the program started, even in the background', async () => {
     const marker = `fm-unit-${process.pid}-b`;
     const { proc } = collect({ file: '/bin/sh', args: ['-c', `sleep 1000 & echo $! > /tmp/${marker}; sleep 1000`] });
-    for (let i = 0; i < 300 && !fs.existsSync(`/tmp/${marker}`); i++) await new Promise((r) => setTimeout(r, 20));
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(alive(child)).toBe(true);
     proc.stop('cancelled');
     expect(await proc.done).toMatchObject({ reason: 'cancelled' });
@@ -112,8 +107,7 @@ describe('RunningProcess', () => {
     const marker = `fm-unit-${process.pid}-c`;
     const { proc } = collect({ file: '/bin/sh', args: ['-c', `sleep 1000 > /dev/null 2>&1 & echo $! > /tmp/${marker}`] });
     expect(await proc.done).toMatchObject({ code: 0 });
-    const child = Number(fs.readFileSync(`/tmp/${marker}`, 'utf8'));
-    fs.rmSync(`/tmp/${marker}`);
+    const child = await pidFrom(`/tmp/${marker}`);
     expect(await gone(child)).toBe(true);
   });
 });

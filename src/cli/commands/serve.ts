@@ -143,6 +143,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     requestLog: requestLog?.write,
   });
   out(`listening on ${running.url}`);
+  // Modules kept out of the start-up path, loaded now so that the first login does not wait for them.
+  void import('../../server/middleware/body.ts').then((m) => m.loadKoaBody()).catch(() => {});
   services.uploads.start();
   if (opts.index) {
     // The index builds in the background: the server answers at once, search walks until it is ready.

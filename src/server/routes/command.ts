@@ -12,7 +12,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { FmError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
 import { CommandRefusedError, scrubbedEnv, type ProcessResult, type RunningProcess } from '../../services/exec/index.ts';
@@ -42,7 +42,9 @@ export interface CommandRunner {
 
 /** Handles WebSocket upgrades on `server` for the command runner. */
 export function attachCommandRunner(server: http.Server, app: Koa, services: Services, baseURL: string): CommandRunner {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  // ws is loaded on the first upgrade, not at start-up (most instances never run a command).
+  let wss: WebSocketServer | undefined;
+  const loadWss = async () => (wss ??= new (await import('ws')).WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }));
   const runs: Runs = { all: new Set(), perUser: new Map() };
   const prefix = `${baseURL}${PREFIX}`;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -53,7 +55,7 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
       return;
     }
     socket.on('error', () => socket.destroy());
-    handleUpgrade(wss, app, services, baseURL, runs, req, socket, head).catch((err) => {
+    loadWss().then((server) => handleUpgrade(server, app, services, baseURL, runs, req, socket, head)).catch((err) => {
       services.log.error(`command runner: ${(err as Error).message}`);
       refuseUpgrade(socket, 500, '');
     });
@@ -62,9 +64,10 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
     async close() {
       const stopping = [...runs.all];
       for (const p of stopping) p.stop('cancelled');
-      for (const ws of wss.clients) ws.terminate();
+      const server = wss;
+      for (const ws of server?.clients ?? []) ws.terminate();
       await Promise.all(stopping.map((p) => p.done));
-      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }

@@ -14,34 +14,12 @@ import zlib from 'node:zlib';
 import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiver';
 import { compressFrame } from 'lz4-napi';
 import { SnappyStream } from 'snappystream';
-import { ARCHIVE_ALGOS, type ArchiveAlgo } from '../../api/files.ts';
-import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
-import type { Access, Gate, Target, TreeEntry } from './gate.ts';
+import type { ArchiveAlgo } from '../../api/files.ts';
+import { NotImplementedStatusError } from '../../errors.ts';
+import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
-
-const EXTENSIONS: Record<ArchiveAlgo, string> = {
-  zip: '.zip',
-  tar: '.tar',
-  targz: '.tar.gz',
-  tarbz2: '.tar.bz2',
-  tarxz: '.tar.xz',
-  tarlz4: '.tar.lz4',
-  tarsz: '.tar.sz',
-  tarbr: '.tar.br',
-  tarzst: '.tar.zst',
-};
-
-const CONTENT_TYPES: Record<ArchiveAlgo, string> = {
-  zip: 'application/zip',
-  tar: 'application/x-tar',
-  targz: 'application/gzip',
-  tarbz2: 'application/x-bzip2',
-  tarxz: 'application/x-xz',
-  tarlz4: 'application/x-lz4',
-  tarsz: 'application/x-snappy-framed',
-  tarbr: 'application/x-brotli',
-  tarzst: 'application/zstd',
-};
+import { readSmallFilesInWorker } from './listing-worker.ts';
+import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './small-files.ts';
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
@@ -53,16 +31,6 @@ const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
 
 /** Already-compressed formats are stored in zips rather than deflated again. */
 const STORED = /\.(zip|gz|tgz|bz2|xz|zst|lz4|7z|rar|jpe?g|png|gif|webp|avif|heic|mp4|m4v|mkv|webm|mov|mp3|m4a|ogg|opus|flac|docx|xlsx|pptx|odt|epub)$/i;
-
-/** `algo` as sent by clients: empty, `true` and `zip` mean zip; anything unknown is 400. */
-export function checkArchiveAlgo(raw: string | undefined): ArchiveAlgo {
-  if (raw === undefined || raw === '' || raw === 'true') return 'zip';
-  if ((ARCHIVE_ALGOS as readonly string[]).includes(raw)) return raw as ArchiveAlgo;
-  throw new BadRequestError(`unknown archive format "${raw}" (use ${ARCHIVE_ALGOS.join(', ')})`);
-}
-
-export const archiveExtension = (algo: ArchiveAlgo): string => EXTENSIONS[algo];
-export const archiveContentType = (algo: ArchiveAlgo): string => CONTENT_TYPES[algo];
 
 /**
  * The archive name of a virtual path relative to `base`: '/'-separated, never absolute or
@@ -109,11 +77,12 @@ export async function createArchiveStream(
     feeder.fail(err);
     fail(err);
   });
+  const joined = archive.pipe(coalescer());
   if (compressor) {
     compressor.on('error', fail);
-    archive.pipe(compressor).pipe(out);
+    joined.pipe(compressor).pipe(out);
   } else {
-    archive.pipe(out);
+    joined.pipe(out);
   }
   out.on('close', () => {
     feeder.stop();
@@ -126,12 +95,32 @@ export async function createArchiveStream(
   return out;
 }
 
-/** Appends entries one by one, waiting for each to be written before opening the next file. */
+/** Files up to this size are read whole, ahead of their turn; larger ones are streamed in their turn. */
+const READ_AHEAD_MAX_SIZE = 256 * 1024;
+/** How many entries are prepared ahead of the archiver; refilled when half of them are used. */
+const READ_AHEAD_ENTRIES = 128;
+/** Small files read together in a worker thread: at most this many, and this many bytes. */
+const BATCH_FILES = 64;
+const BATCH_BYTES = 4 << 20;
+
+/** What the walk yields: an entry to prepare, in archive order. */
+type Item = { kind: 'folder' | 'file' | 'link'; abs: string; name: string };
+
+/** An entry ready to append: its bytes (small files, folders) or an open handle to stream. */
+type Prepared = { data: ZipEntryData; source: Buffer } | { data: ZipEntryData; fh: fs.promises.FileHandle; size: number };
+
+/**
+ * Appends entries in order, each written before the next is appended. Small files are opened,
+ * checked and read a few entries ahead (the file system's round trips overlap instead of adding
+ * up, which is most of the time for thousands of small files); memory stays bounded by the
+ * read-ahead window.
+ */
 class Feeder {
   stopped = false;
   failed = false;
   finished = false;
   private current?: { stream?: Readable; reject: (err: Error) => void };
+  private readonly ahead: Array<Promise<Prepared | undefined>> = [];
 
   constructor(
     private readonly gate: Gate,
@@ -145,78 +134,145 @@ class Feeder {
     this.stopped = true;
     this.current?.stream?.destroy();
     this.current?.reject(new Error('archive stopped'));
+    this.release();
     // Not archive.abort(): with tar it calls unpipe() on tar-stream, which has none, and throws.
   }
 
   fail(err: Error): void {
     this.failed = true;
     this.current?.reject(err);
+    this.release();
+  }
+
+  /** Closes the handles of entries prepared but never appended. */
+  private release(): void {
+    for (const p of this.ahead.splice(0)) {
+      void p.then((prep) => (prep && 'fh' in prep ? prep.fh.close() : undefined)).catch(() => {});
+    }
   }
 
   async run(targets: Target[]): Promise<void> {
-    for (const t of targets) {
-      if (this.stopped) return;
-      if (t.isDir) {
-        if (t.virtual !== this.base) await this.addFolder(t.real, entryName(this.base, t.virtual));
-        for await (const e of this.gate.visibleTree(t)) {
-          if (this.stopped) return;
-          await this.addTreeEntry(e);
+    const items = this.items(targets);
+    let more = true;
+    let batch: Array<{ real: string; name: string }> = [];
+    const flushBatch = () => {
+      if (!batch.length) return;
+      const files = batch;
+      batch = [];
+      const read = readSmallFilesInWorker({ paths: files.map((f) => f.real), root: this.access.rootReal, maxSize: READ_AHEAD_MAX_SIZE, maxBytes: BATCH_BYTES });
+      files.forEach((f, i) => {
+        // Without a worker, or when it fails, or for a file it did not read: here.
+        const here = () => this.prepareFile(f.real, f.name);
+        this.ahead.push(read ? read.then((r) => (r.status[i] === SMALL_NOT_READ ? here() : this.fromBatch(r, i, f.name)), here).catch(() => undefined) : here());
+      });
+    };
+    const fill = async () => {
+      while (more && !this.stopped && this.ahead.length + batch.length < READ_AHEAD_ENTRIES) {
+        const next = await items.next();
+        if (next.done) {
+          more = false;
+          break;
         }
-      } else {
-        await this.addFile(t.real, entryName(this.base, t.virtual));
+        const item = next.value;
+        if (item.kind === 'folder') {
+          flushBatch();
+          this.ahead.push(this.prepareFolder(item).catch(() => undefined));
+          continue;
+        }
+        const real = item.kind === 'link' ? this.linkedFile(item.abs) : item.abs;
+        if (real === undefined) continue;
+        batch.push({ real, name: item.name });
+        if (batch.length >= BATCH_FILES) flushBatch();
       }
+      flushBatch();
+    };
+    await fill();
+    while (this.ahead.length && !this.stopped) {
+      const prep = await this.ahead.shift()!;
+      if (this.ahead.length <= READ_AHEAD_ENTRIES / 2) await fill();
+      if (prep && !this.stopped) await this.appendPrepared(prep);
+      else if (prep && 'fh' in prep) await prep.fh.close().catch(() => {});
     }
     if (this.stopped) return;
     this.finished = true;
     await this.archive.finalize();
   }
 
-  private async addTreeEntry(e: TreeEntry): Promise<void> {
-    const name = entryName(this.base, e.virtual);
-    if (!name) return;
-    if (e.dirent.isDirectory()) return this.addFolder(e.abs, name);
-    if (e.dirent.isFile()) return this.addFile(e.abs, name);
-    if (e.dirent.isSymbolicLink()) {
-      // Links to files inside the scope are archived as the file; links to folders (cycles),
-      // dangling links and links leaving the scope are left out. Archives never hold links.
-      const link = this.gate.resolveLinkEntry(this.access, e.abs);
-      if (typeof link === 'object' && link.stat.isFile()) return this.addFile(link.real, name);
+  /** Entry i of a worker's batch (undefined: left out). */
+  private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
+    if (r.status[i] !== SMALL_READ) return undefined;
+    const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
+    return { data: { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) }, source };
+  }
+
+  private async *items(targets: Target[]): AsyncGenerator<Item> {
+    for (const t of targets) {
+      if (this.stopped) return;
+      if (t.isDir) {
+        if (t.virtual !== this.base) yield { kind: 'folder', abs: t.real, name: entryName(this.base, t.virtual) };
+        for await (const e of this.gate.visibleTree(t)) {
+          if (this.stopped) return;
+          const name = entryName(this.base, e.virtual);
+          if (!name) continue;
+          if (e.dirent.isDirectory()) yield { kind: 'folder', abs: e.abs, name };
+          else if (e.dirent.isFile()) yield { kind: 'file', abs: e.abs, name };
+          else if (e.dirent.isSymbolicLink()) yield { kind: 'link', abs: e.abs, name };
+        }
+      } else {
+        yield { kind: 'file', abs: t.real, name: entryName(this.base, t.virtual) };
+      }
     }
   }
 
-  private async addFolder(abs: string, name: string): Promise<void> {
-    const st = await fs.promises.lstat(abs).catch(() => undefined);
-    if (!st?.isDirectory()) return;
-    await this.append(Buffer.alloc(0), { name: `${name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 });
+  private async prepareFolder(item: Item): Promise<Prepared | undefined> {
+    const st = await fs.promises.lstat(item.abs).catch(() => undefined);
+    if (!st?.isDirectory()) return undefined;
+    return { data: { name: `${item.name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 }, source: Buffer.alloc(0) };
   }
 
-  private async addFile(real: string, name: string): Promise<void> {
+  /**
+   * Where a link leads, when it is archived: links to files inside the scope are archived as
+   * the file; links to folders (cycles), dangling links and links leaving the scope are left
+   * out. Archives never hold links.
+   */
+  private linkedFile(abs: string): string | undefined {
+    const link = this.gate.resolveLinkEntry(this.access, abs);
+    return typeof link === 'object' && link.stat.isFile() ? link.real : undefined;
+  }
+
+  private async prepareFile(real: string, name: string): Promise<Prepared | undefined> {
     let fh: fs.promises.FileHandle;
     try {
       fh = await openRealForRead(real, this.access.rootReal);
     } catch {
-      return; // vanished, swapped for a link, or unreadable: left out
+      return undefined; // vanished, swapped for a link, or unreadable: left out
     }
-    let st: fs.Stats;
     try {
-      st = await fh.stat();
+      const st = await fh.stat();
+      if (!st.isFile()) throw new Error('not a file');
+      const data: ZipEntryData = { name, date: st.mtime, mode: st.mode & 0o777, stats: st, store: STORED.test(name) };
+      if (st.size > READ_AHEAD_MAX_SIZE) return { data, fh, size: st.size };
+      // At most the size seen by fstat, even if the file grows meanwhile.
+      const buf = Buffer.allocUnsafe(st.size);
+      let filled = 0;
+      while (filled < st.size) {
+        const { bytesRead } = await fh.read(buf, filled, st.size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      await fh.close();
+      return { data, source: filled === st.size ? buf : buf.subarray(0, filled) };
     } catch {
       await fh.close().catch(() => {});
-      return;
+      return undefined;
     }
-    if (!st.isFile()) {
-      await fh.close().catch(() => {});
-      return;
-    }
-    const data: ZipEntryData = { name, date: st.mtime, mode: st.mode & 0o777, stats: st, store: STORED.test(name) };
-    if (st.size === 0) {
-      await fh.close().catch(() => {});
-      await this.append(Buffer.alloc(0), data);
-      return;
-    }
+  }
+
+  private appendPrepared(prep: Prepared): Promise<void> {
+    if ('source' in prep) return this.append(prep.source, prep.data);
     // Exactly the size announced in the tar header, even if the file grows meanwhile.
-    const stream = fh.createReadStream({ start: 0, end: st.size - 1, highWaterMark: 1 << 20 });
-    await this.append(stream, data);
+    const stream = prep.fh.createReadStream({ start: 0, end: prep.size - 1, highWaterMark: 1 << 20 });
+    return this.append(stream, prep.data);
   }
 
   private append(source: Readable | Buffer, data: ZipEntryData): Promise<void> {
@@ -239,11 +295,40 @@ class Feeder {
   }
 }
 
+/**
+ * Joins the archiver's many small writes (a header, a data descriptor, a small file) into
+ * chunks of about `size` bytes, so the compressor and the socket see a few large writes
+ * instead of tens of thousands of tiny ones.
+ */
+export function coalescer(size = 64 * 1024): Transform {
+  let parts: Buffer[] = [];
+  let length = 0;
+  return new Transform({
+    writableHighWaterMark: size,
+    readableHighWaterMark: size,
+    transform(chunk: Buffer, _enc, done) {
+      if (length === 0 && chunk.length >= size) return done(null, chunk);
+      parts.push(chunk);
+      length += chunk.length;
+      if (length >= size) {
+        const joined = Buffer.concat(parts, length);
+        parts = [];
+        length = 0;
+        return done(null, joined);
+      }
+      done();
+    },
+    flush(done) {
+      done(null, length ? Buffer.concat(parts, length) : undefined);
+    },
+  });
+}
+
 /** The compressing stage of a tar.* archive. */
 function createCompressor(algo: ArchiveAlgo): Duplex {
   switch (algo) {
     case 'targz':
-      return zlib.createGzip({ level: 6 });
+      return zlib.createGzip({ level: 6, chunkSize: 64 * 1024 });
     case 'tarbr':
       return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
     case 'tarsz':

@@ -10,7 +10,7 @@ import mime from 'mime-types';
 import rangeParser from 'range-parser';
 import type { ArchiveAlgo } from '../../api/files.ts';
 import { BadRequestError, RangeNotSatisfiableError } from '../../errors.ts';
-import { createArchiveStream, archiveExtension, archiveContentType, checkArchiveAlgo } from './archive.ts';
+import { archiveExtension, archiveContentType, checkArchiveAlgo } from './archive-format.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openForRead } from './io.ts';
 import { etagOf } from './operations.ts';
@@ -199,6 +199,8 @@ async function serveArchive(gate: Gate, ctx: Koa.Context, req: DownloadRequest, 
     ctx.body = Readable.from([]); // headers only: no archive is built
     return;
   }
+  // The archivers load on the first archive, not at start-up.
+  const { createArchiveStream } = await import('./archive.ts');
   ctx.body = await createArchiveStream(gate, req.access, targets, base, algo, (err) => {
     ctx.services.log.error(`archive of ${req.virtual} cut short: ${err.message}`);
   });

@@ -1,6 +1,7 @@
 /**
- * Worker threads for large folder listings (two, long-lived, never keeping the process alive).
- * Two jobs: `stat` returns raw lstat results; `render` lstat's a batch of names and writes each
+ * Worker threads for large folder listings and archives (two, long-lived, never keeping the
+ * process alive). Three jobs: `read` reads a batch of small files for an archive (small-files.ts);
+ * `stat` returns raw lstat results; `render` lstat's a batch of names and writes each
  * entry's JSON into a transferable buffer, while the main thread sorts the names; it then only
  * puts folders first and copies bytes. The job functions are self-contained and shipped to the
  * workers as source, so they also run (and are tested) here.
@@ -13,6 +14,7 @@ import { Worker } from 'node:worker_threads';
 import type { FileType } from '../../api/files.ts';
 import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
 import { goFileMode } from './types.ts';
+import { readSmallBatch, type SmallReadJob, type SmallReadResult } from './small-files.ts';
 
 const LSTAT_BATCH = 1024;
 export const KIND_DIR = 1;
@@ -138,9 +140,13 @@ const deps = {
 };
 const statBatch = (${statBatch.toString()});
 const renderBatch = (${renderBatch.toString()});
+const readSmallBatch = (${readSmallBatch.toString()});
 parentPort.on('message', (job) => {
   try {
-    if (job.op === 'stat') {
+    if (job.op === 'read') {
+      const r = readSmallBatch(deps, job);
+      parentPort.postMessage({ id: job.id, result: r }, [r.status.buffer, r.num.buffer, r.data.buffer, r.off.buffer]);
+    } else if (job.op === 'stat') {
       const r = statBatch(deps, job.prefix, job.names);
       parentPort.postMessage({ id: job.id, result: r }, [r.num.buffer, r.kind.buffer]);
     } else {
@@ -198,6 +204,19 @@ const workers = [new ListingWorker(), new ListingWorker()];
 function workersFor(n: number): ListingWorker[] {
   if (n < PARALLEL_MIN || os.availableParallelism() < 2) return [];
   return workers.filter((w) => !w.broken);
+}
+
+let nextReader = 0;
+
+/**
+ * Reads a batch of small files in a worker thread (the two take turns), for archives.
+ * Undefined when no worker is usable (a single core, or they failed): read on the main thread.
+ */
+export function readSmallFilesInWorker(job: SmallReadJob): Promise<SmallReadResult> | undefined {
+  if (os.availableParallelism() < 2) return undefined;
+  const usable = workers.filter((w) => !w.broken);
+  if (!usable.length) return undefined;
+  return usable[nextReader++ % usable.length].run<SmallReadResult>({ op: 'read', ...job });
 }
 
 /** Splits names into one contiguous slice per worker. */

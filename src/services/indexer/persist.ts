@@ -8,7 +8,8 @@ import fsp from 'node:fs/promises';
 import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
 
 const MAGIC = Buffer.from('FMIDX\u0002', 'latin1');
-const CHUNK = 4 << 20;
+// Small enough that serialising one chunk (some 6,000 entries) never holds up a search for long.
+const CHUNK = 256 << 10;
 
 /** Writes the live entries in depth-first order (parents before children). */
 export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
