@@ -92,6 +92,9 @@ describe('browsing files', () => {
     await page.keyboard.press('ArrowDown');
     expect(await selectedNames(page)).toEqual(['Music']);
     await page.keyboard.press('ArrowUp');
+    // Enter opens the focused entry: wait until the focus has moved (it follows on the next frame).
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('docs');
+    expect(await selectedNames(page)).toEqual(['docs']);
     await page.keyboard.press('Enter');
     await page.waitForURL(`${fm.url}/files/docs/`);
     // The focus follows into the opened folder, so the keyboard keeps working.

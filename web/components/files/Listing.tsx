@@ -119,6 +119,9 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     (index: number) => {
       if (index >= limit) setLimit(Math.min(items.length, index + INITIAL_ITEMS));
       setCursor(index);
+      // Focus at once when the entry is on the page, so that a key pressed right after (Enter)
+      // acts on it; the effect below then scrolls it into view (and renders it first if needed).
+      listRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus({ preventScroll: true });
       focusPending.current = true;
     },
     [limit, items.length],
