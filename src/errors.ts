@@ -74,7 +74,7 @@ export class TooManyRequestsError extends FmError {
     super(429, 'too_many_requests', message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
   }
 }
-export class NotImplementedStatusError extends FmError {
+export class UnsupportedError extends FmError {
   /** 501: used by previews for files that are not images (filebrowser's status). */
   constructor(message = 'not an image') {
     super(501, 'not_implemented', message);

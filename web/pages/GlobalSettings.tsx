@@ -4,7 +4,6 @@ import { useTranslation } from 'react-i18next';
 import type { Rule } from '../../src/api/user.ts';
 import * as settingsApi from '../api/settings.ts';
 import type { SettingsDto } from '../api/settings.ts';
-import { statusOf } from '../api/client.ts';
 import { showError, showSuccess } from '../actions/notify.ts';
 import { CHUNK_SIZE_DEBOUNCE_MS, formatChunkSize, parseChunkSize } from '../lib/chunkSize.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
@@ -16,6 +15,7 @@ import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
+import { useLoad } from '../components/ui/useLoad.ts';
 
 /** Hook events in the order the card lists them. */
 const EVENTS = ['save', 'copy', 'rename', 'upload', 'delete'];
@@ -202,23 +202,8 @@ function CommandsCard({ s }: { s: SettingsDto }) {
 
 export default function GlobalSettingsPage() {
   const { t } = useTranslation();
-  const [s, setS] = useState<SettingsDto | null>(null);
-  const [error, setError] = useState<number | null>(null);
   useTitle(t('settings.globalSettings'));
-  useEffect(() => {
-    let live = true;
-    settingsApi
-      .get()
-      .then((v) => live && setS(v))
-      .catch((err) => {
-        if (!live) return;
-        setError(statusOf(err));
-        showError(err);
-      });
-    return () => {
-      live = false;
-    };
-  }, []);
+  const { data: s, error } = useLoad(() => settingsApi.get(), []);
   return (
     <SettingsPage>
       {error !== null ? (

@@ -1,11 +1,9 @@
 /** /settings/shares: the caller's share links (admins: everyone's), with delete and copy-link (spec §2 "Shares settings"). */
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import * as sharesApi from '../api/shares.ts';
 import type { ShareDto } from '../api/shares.ts';
 import * as usersApi from '../api/users.ts';
-import { statusOf } from '../api/client.ts';
 import { showError, showSuccess } from '../actions/notify.ts';
 import { settings } from '../config.ts';
 import { copyText } from '../lib/clipboard.ts';
@@ -19,37 +17,29 @@ import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { IconButton } from '../components/ui/Button.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
+import { useLoad } from '../components/ui/useLoad.ts';
 
 export default function SharesSettingsPage() {
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
   const showPrompt = useSetAtom(showPromptAtom);
-  const [links, setLinks] = useState<ShareDto[] | null>(null);
-  const [error, setError] = useState<number | null>(null);
   useTitle(t('settings.shareManagement'));
   const admin = user.perm.admin;
   const allowed = can(user, 'share');
-
-  useEffect(() => {
-    if (!allowed) return;
-    let live = true;
-    (async () => {
-      let list = await sharesApi.list();
-      // Admins see every owner's links; the server names the owners, else they are looked up.
-      if (admin && list.some((l) => !l.username)) {
-        const names = new Map((await usersApi.list()).map((u) => [u.id, u.username]));
-        list = list.map((l) => ({ ...l, username: l.username ?? names.get(l.userID) }));
-      }
-      if (live) setLinks(sortShares(list));
-    })().catch((err) => {
-      if (!live) return;
-      setError(statusOf(err));
-      showError(err);
-    });
-    return () => {
-      live = false;
-    };
-  }, [admin, allowed]);
+  const { data: links, setData: setLinks, error } = useLoad(
+    allowed
+      ? async () => {
+          let list = await sharesApi.list();
+          // Admins see every owner's links; the server names the owners, else they are looked up.
+          if (admin && list.some((l) => !l.username)) {
+            const names = new Map((await usersApi.list()).map((u) => [u.id, u.username]));
+            list = list.map((l) => ({ ...l, username: l.username ?? names.get(l.userID) }));
+          }
+          return sortShares(list);
+        }
+      : undefined,
+    [admin, allowed],
+  );
 
   if (!allowed) {
     return (

@@ -1,35 +1,17 @@
 /** /settings/users (admins): username, admin flag, scope, an edit link per user, and a New button (spec §2 "Users list"). */
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import * as usersApi from '../api/users.ts';
-import type { UserDto } from '../api/users.ts';
-import { statusOf } from '../api/client.ts';
-import { showError } from '../actions/notify.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
+import { useLoad } from '../components/ui/useLoad.ts';
 
 export default function UsersSettingsPage() {
   const { t } = useTranslation();
-  const [users, setUsers] = useState<UserDto[] | null>(null);
-  const [error, setError] = useState<number | null>(null);
   useTitle(t('settings.users'));
-  useEffect(() => {
-    let live = true;
-    usersApi
-      .list()
-      .then((u) => live && setUsers(u))
-      .catch((err) => {
-        if (!live) return;
-        setError(statusOf(err));
-        showError(err);
-      });
-    return () => {
-      live = false;
-    };
-  }, []);
+  const { data: users, error } = useLoad(() => usersApi.list(), []);
   return (
     <SettingsPage>
       <section className="card card-wide" aria-labelledby="users-title">

@@ -8,7 +8,7 @@
 import { sendUserFileInline } from '../../services/files/download.ts';
 import fsp from 'node:fs/promises';
 import Router from '@koa/router';
-import { BadRequestError, NotImplementedStatusError } from '../../errors.ts';
+import { BadRequestError, UnsupportedError } from '../../errors.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import type { Target } from '../../services/files/gate.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
@@ -28,7 +28,7 @@ async function getPreview(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
   if (!target.stat?.isFile() || previewPlan(target.virtual) === undefined) {
-    throw new NotImplementedStatusError(`${baseName(target.virtual) || 'the root folder'} is not an image`);
+    throw new UnsupportedError(`${baseName(target.virtual) || 'the root folder'} is not an image`);
   }
   const settings = await requestSettings(ctx);
   const convert = size === 'thumb' ? settings.enableThumbnails : settings.resizePreview;

@@ -15,7 +15,7 @@ import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiv
 import { compressFrame } from 'lz4-napi';
 import { SnappyStream } from 'snappystream';
 import type { ArchiveAlgo } from '../../api/files.ts';
-import { NotImplementedStatusError } from '../../errors.ts';
+import { UnsupportedError } from '../../errors.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
 import { readSmallFilesInWorker } from './listing-worker.ts';
@@ -339,7 +339,7 @@ function createCompressor(algo: ArchiveAlgo): Duplex {
   if (program && onPath(program[0])) return programStream(program[0], program[1]);
   if (algo === 'tarxz') return lzmaNativeCompressor();
   if (algo === 'tarlz4') return lz4FrameCompressor();
-  throw new NotImplementedStatusError(`${algo} archives need the ${program?.[0] ?? algo} program, which is not installed`);
+  throw new UnsupportedError(`${algo} archives need the ${program?.[0] ?? algo} program, which is not installed`);
 }
 
 const pathCache = new Map<string, boolean>();
