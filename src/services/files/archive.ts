@@ -111,9 +111,9 @@ type Prepared = { data: ZipEntryData; source: Buffer } | { data: ZipEntryData; f
 
 /**
  * Appends entries in order, each written before the next is appended. Small files are opened,
- * checked and read a few entries ahead (the file system's round trips overlap instead of adding
- * up, which is most of the time for thousands of small files); memory stays bounded by the
- * read-ahead window.
+ * checked and read ahead of their turn, in batches in the worker threads (thousands of small
+ * files otherwise cost the main thread mostly file-call overhead and waiting); memory stays
+ * bounded by the read-ahead window.
  */
 class Feeder {
   stopped = false;
