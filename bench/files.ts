@@ -15,9 +15,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-const PROJECT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const FM_BIN = path.join(PROJECT, 'bin', 'fm.js');
+import { PROJECT, curlSpeed, median, startFm, startNginx } from './lib.ts';
 
 export interface FilesBenchOptions {
   /** Entries in the big folder (default 100,000). */
@@ -47,11 +45,6 @@ export interface FilesBenchResult {
   downloadRatio: number;
   machine: string;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -99,75 +92,6 @@ function apiList(url: string, token: string, virtual: string): { ms: number; byt
   return { ms: seconds * 1000, bytes };
 }
 
-/** curl's average download speed in MB/s (10^6 bytes), body discarded. */
-function curlSpeed(url: string, headers: string[] = []): number {
-  const out = execFileSync('curl', ['-s', '-f', '-o', '/dev/null', '-w', '%{speed_download}', ...headers.flatMap((h) => ['-H', h]), url], { encoding: 'utf8' });
-  return Number(out) / 1e6;
-}
-
-interface Fm {
-  url: string;
-  token: string;
-  child: ChildProcess;
-}
-
-async function startFm(root: string, home: string): Promise<Fm> {
-  const child = spawn(process.execPath, [FM_BIN, 'serve', root, '--port', '0', '--database', path.join(home, 'fm.db'), '--log', 'off'], {
-    env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d));
-  child.stderr!.on('data', (d: Buffer) => (out += d));
-  await waitFor(() => /listening on \S+\n/.test(out) || child.exitCode !== null, 'fm serve');
-  const url = /listening on (\S+)/.exec(out)?.[1];
-  const password = /password: (\S+)/.exec(out)?.[1];
-  if (!url || !password) throw new Error(`fm did not start:\n${out}`);
-  const res = await fetch(`${url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password }) });
-  return { url, token: await res.text(), child };
-}
-
-async function startNginx(root: string, dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) fs.mkdirSync(path.join(dir, d), { recursive: true });
-  const conf = path.join(dir, 'nginx.conf');
-  fs.writeFileSync(
-    conf,
-    `daemon off;
-worker_processes 2;
-${process.getuid?.() === 0 ? 'user root root;' : ''}
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log;
-events { worker_connections 64; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  default_type application/octet-stream;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  server { listen 127.0.0.1:${port}; root ${root}; }
-}
-`,
-  );
-  const child = spawn('/usr/sbin/nginx', ['-p', dir, '-c', conf, '-e', path.join(dir, 'error.log')], { stdio: 'ignore' });
-  await waitFor(
-    () =>
-      new Promise<boolean>((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => {
-          s.destroy();
-          resolve(true);
-        });
-        s.on('error', () => resolve(false));
-      }),
-    'nginx',
-  );
-  return { url: `http://127.0.0.1:${port}`, child };
-}
-
 /** The bare Node baseline: http.createServer + fs.createReadStream(highWaterMark 1 MiB).pipe(res). */
 async function startBareNode(root: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
@@ -188,7 +112,7 @@ http.createServer((req, res) => {
         });
         s.on('error', () => resolve(false));
       }),
-    'bare node server',
+    'the bare Node server',
   );
   return { url: `http://127.0.0.1:${port}`, child };
 }
@@ -209,7 +133,7 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
   const work = opts.workDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'fm-bench-files-'));
   const root = path.join(work, 'root');
   const big = path.join(root, 'big');
-  const children: ChildProcess[] = [];
+  const stops: Array<() => Promise<void> | void> = [];
   try {
     fs.mkdirSync(big, { recursive: true });
     log(`creating ${entries} empty files…`);
@@ -222,10 +146,8 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
     fs.chmodSync(root, 0o755);
     fs.chmodSync(work, 0o755);
 
-    const home = path.join(work, 'home');
-    fs.mkdirSync(home);
-    const fm = await startFm(root, home);
-    children.push(fm.child);
+    const fm = await startFm(root, ['--no-index']);
+    stops.push(() => fm.stop());
 
     // Warm both paths once (page cache, dentries, JIT), then interleave the measured runs.
     bareList(big);
@@ -244,18 +166,19 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
       log(`list run ${r + 1}: api ${listApiMs[r].toFixed(0)} ms (cpu ${listApiCpuMs[r].toFixed(0)}), bare ${listBareMs[r].toFixed(0)} ms (cpu ${listBareCpuMs[r].toFixed(0)})`);
     }
 
-    const nginx = await startNginx(root, path.join(work, 'nginx'));
-    children.push(nginx.child);
+    const nginx = await startNginx(root);
+    stops.push(() => nginx.stop());
     const bareNode = await startBareNode(root);
-    children.push(bareNode.child);
+    stops.push(() => stop(bareNode.child));
+    const auth = { 'X-Auth': fm.token };
     curlSpeed(`${nginx.url}/download.bin`);
-    curlSpeed(`${fm.url}/api/raw/download.bin`, [`X-Auth: ${fm.token}`]);
+    curlSpeed(`${fm.url}/api/raw/download.bin`, auth);
     const fmMBps: number[] = [];
     const nginxMBps: number[] = [];
     const nodeMBps: number[] = [];
     for (let r = 0; r < runs; r++) {
       nginxMBps.push(curlSpeed(`${nginx.url}/download.bin`));
-      fmMBps.push(curlSpeed(`${fm.url}/api/raw/download.bin`, [`X-Auth: ${fm.token}`]));
+      fmMBps.push(curlSpeed(`${fm.url}/api/raw/download.bin`, auth));
       nodeMBps.push(curlSpeed(`${bareNode.url}/download.bin`));
       log(`download run ${r + 1}: fm ${fmMBps[r].toFixed(0)} MB/s, nginx ${nginxMBps[r].toFixed(0)} MB/s, bare node ${nodeMBps[r].toFixed(0)} MB/s`);
     }
@@ -276,7 +199,7 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
       machine: `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
     };
   } finally {
-    for (const c of children.reverse()) await stop(c);
+    for (const s of stops.reverse()) await s();
     if (!opts.workDir) fs.rmSync(work, { recursive: true, force: true });
   }
 }
