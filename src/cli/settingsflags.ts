@@ -145,35 +145,31 @@ export interface SettingsFlagValues extends UserFlagValues {
 export function applySettingsFlags(current: Settings, o: SettingsFlagValues, recaptchaGiven: boolean): { next: Settings; changed: boolean } {
   const next: Settings = structuredClone(current);
   let changed = false;
-  const set = <K extends keyof Settings>(key: K, value: Settings[K] | undefined) => {
+  /** Sets one field of `next` (or of an object inside it) when its flag was given. */
+  const assign = <T extends object, K extends keyof T>(target: T, key: K, value: T[K] | undefined) => {
     if (value === undefined) return;
-    next[key] = value;
+    target[key] = value;
     changed = true;
   };
-  set('signup', o.signup);
-  set('hideLoginButton', o.hideLoginButton);
-  set('createUserDir', o.createUserDir);
-  set('userHomeBasePath', o.userHomeBasePath);
-  set('minimumPasswordLength', o.minPasswordLength);
-  set('authMethod', o.authMethod);
-  set('logoutPage', o.logoutPage);
-  set('shell', o.shell);
-  set('enableExec', o.exec);
-  set('enableThumbnails', o.thumbnails);
-  set('resizePreview', o.resizePreview);
-  set('fileMode', o.fileMode);
-  set('dirMode', o.dirMode);
-  set('maxUploadSize', o.maxUploadSize);
-  set('uploadExpiry', o.uploadExpiry);
+  assign(next, 'signup', o.signup);
+  assign(next, 'hideLoginButton', o.hideLoginButton);
+  assign(next, 'createUserDir', o.createUserDir);
+  assign(next, 'userHomeBasePath', o.userHomeBasePath);
+  assign(next, 'minimumPasswordLength', o.minPasswordLength);
+  assign(next, 'authMethod', o.authMethod);
+  assign(next, 'logoutPage', o.logoutPage);
+  assign(next, 'shell', o.shell);
+  assign(next, 'enableExec', o.exec);
+  assign(next, 'enableThumbnails', o.thumbnails);
+  assign(next, 'resizePreview', o.resizePreview);
+  assign(next, 'fileMode', o.fileMode);
+  assign(next, 'dirMode', o.dirMode);
+  assign(next, 'maxUploadSize', o.maxUploadSize);
+  assign(next, 'uploadExpiry', o.uploadExpiry);
 
   const auth = next.auth;
-  const authField = <K extends 'header' | 'command'>(key: K, value: string | undefined) => {
-    if (value === undefined) return;
-    auth[key] = value;
-    changed = true;
-  };
-  authField('header', o.authHeader);
-  authField('command', o.authCommand);
+  assign(auth, 'header', o.authHeader);
+  assign(auth, 'command', o.authCommand);
   if (recaptchaGiven && o.recaptcha === false) {
     auth.recaptcha = null;
     changed = true;
@@ -186,30 +182,18 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
     if (value === undefined) continue;
     if (recaptchaGiven && o.recaptcha === false) throw new UsageError('--no-recaptcha and --recaptcha-* cannot be combined');
     auth.recaptcha ??= { host: 'https://www.google.com', key: '', secret: '' };
-    auth.recaptcha[key] = value;
-    changed = true;
+    assign(auth.recaptcha, key, value);
   }
 
   const b = next.branding;
-  const brand = <K extends keyof Settings['branding']>(key: K, value: Settings['branding'][K] | undefined) => {
-    if (value === undefined) return;
-    b[key] = value;
-    changed = true;
-  };
-  brand('name', o.brandingName);
-  brand('theme', o.brandingTheme);
-  brand('color', o.brandingColor);
-  brand('files', o.brandingFiles);
-  brand('disableExternal', o.brandingDisableExternal);
-  brand('disableUsedPercentage', o.brandingDisableUsedPercentage);
-  if (o.tusChunkSize !== undefined) {
-    next.tus.chunkSize = o.tusChunkSize;
-    changed = true;
-  }
-  if (o.tusRetryCount !== undefined) {
-    next.tus.retryCount = o.tusRetryCount;
-    changed = true;
-  }
+  assign(b, 'name', o.brandingName);
+  assign(b, 'theme', o.brandingTheme);
+  assign(b, 'color', o.brandingColor);
+  assign(b, 'files', o.brandingFiles);
+  assign(b, 'disableExternal', o.brandingDisableExternal);
+  assign(b, 'disableUsedPercentage', o.brandingDisableUsedPercentage);
+  assign(next.tus, 'chunkSize', o.tusChunkSize);
+  assign(next.tus, 'retryCount', o.tusRetryCount);
 
   const defaults = userChanges(next.defaults, o);
   if (Object.keys(defaults).length > 0) {
