@@ -2,7 +2,7 @@
 import type { Middleware } from 'koa';
 import type { FmMiddleware } from '../types.ts';
 
-/** koa-body is among the slowest modules to load: it is loaded on first use (or by warmUp after listening). */
+/** koa-body is among the slowest modules to load: loaded on first use, or by `fm serve` right after it listens. */
 let koaBodyModule: Promise<typeof import('koa-body')> | undefined;
 export const loadKoaBody = () => (koaBodyModule ??= import('koa-body'));
 
