@@ -17,6 +17,7 @@ import type { UserRecord } from '../../storage/repos/users.ts';
 import { RuleSet } from './rules.ts';
 import { cleanPath, isWithin } from './paths.ts';
 import { cleanScope } from '../scope.ts';
+import { readEntries } from './disk/dirents.ts';
 
 /** Prefix of in-progress write files (io.ts re-exports it); never listed, archived or copied. */
 export const PARTIAL_PREFIX = '.fm-partial-';
@@ -359,14 +360,17 @@ export interface TreeEntry {
   dirent: fs.Dirent;
 }
 
-/** Depth-first walk without following symlinks; `skip` prunes an entry (and its subtree). */
+/**
+ * Depth-first walk without following symlinks; `skip` prunes an entry (and its subtree). Names
+ * are byte-exact (disk/names.ts): a name that is not UTF-8 is walked, never skipped.
+ */
 export async function* walk(dirAbs: string, dirVirtual: string, skip?: (e: TreeEntry) => boolean): AsyncGenerator<TreeEntry> {
   const stack: Array<[string, string]> = [[dirAbs, dirVirtual]];
   while (stack.length) {
     const [abs, virtual] = stack.pop()!;
     let entries: fs.Dirent[];
     try {
-      entries = await fsp.readdir(abs, { withFileTypes: true });
+      entries = await readEntries(abs);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') continue;

@@ -1,0 +1,57 @@
+/**
+ * Reading folders and links with byte-exact names (names.ts). The fast path is Node's own
+ * string reading; only a folder that shows a suspect name (U+FFFD or an escape character) is
+ * read again as bytes, so valid UTF-8 folders cost nothing extra.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import { decodeName, isSuspect, osPath } from './names.ts';
+
+/** The names in a folder (fm's string form). */
+export async function readNames(dir: string): Promise<string[]> {
+  const p = osPath(dir);
+  const names = await fsp.readdir(p);
+  if (!names.some(isSuspect)) return names;
+  return (await fsp.readdir(p, { encoding: 'buffer' })).map(decodeName);
+}
+
+export function readNamesSync(dir: string): string[] {
+  const p = osPath(dir);
+  const names = fs.readdirSync(p);
+  if (!names.some(isSuspect)) return names;
+  return fs.readdirSync(p, { encoding: 'buffer' }).map(decodeName);
+}
+
+/** The entries of a folder with their types (from d_type, no stat), names in fm's string form. */
+export async function readEntries(dir: string): Promise<fs.Dirent[]> {
+  const p = osPath(dir);
+  const entries = await fsp.readdir(p, { withFileTypes: true });
+  if (!entries.some((e) => isSuspect(e.name))) return entries;
+  return asStringDirents(await fsp.readdir(p, { withFileTypes: true, encoding: 'buffer' }));
+}
+
+export function readEntriesSync(dir: string): fs.Dirent[] {
+  const p = osPath(dir);
+  const entries = fs.readdirSync(p, { withFileTypes: true });
+  if (!entries.some((e) => isSuspect(e.name))) return entries;
+  return asStringDirents(fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' }));
+}
+
+function asStringDirents(raw: fs.Dirent<Buffer>[]): fs.Dirent[] {
+  for (const d of raw) (d as unknown as { name: string }).name = decodeName(d.name);
+  return raw as unknown as fs.Dirent[];
+}
+
+/** realpath with byte-exact components. */
+export async function realPath(p: string): Promise<string> {
+  return decodeName(await fsp.realpath(osPath(p), { encoding: 'buffer' }));
+}
+
+export function realPathSync(p: string): string {
+  return decodeName(fs.realpathSync(osPath(p), { encoding: 'buffer' }));
+}
+
+/** A link's target, byte-exact. */
+export async function readLink(p: string): Promise<string> {
+  return decodeName(await fsp.readlink(osPath(p), { encoding: 'buffer' }));
+}
