@@ -44,6 +44,12 @@ export class MethodNotAllowedError extends FmError {
     super(405, 'method_not_allowed', message);
   }
 }
+export class MisdirectedRequestError extends FmError {
+  /** 421: the request names a host this server does not serve (DNS rebinding). */
+  constructor(message = 'misdirected request') {
+    super(421, 'misdirected_request', message);
+  }
+}
 export class ConflictError extends FmError {
   constructor(message = 'conflict') {
     super(409, 'conflict', message);
