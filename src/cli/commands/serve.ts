@@ -69,6 +69,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { openDatabase } = await import('../../storage/db.ts');
   const { createServices, shutdownServices } = await import('../../services/index.ts');
   const { ensureAdmin, ensureSettings } = await import('../../services/setup.ts');
+  const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
   const { parseDuration } = await import('../../services/tokens.ts');
@@ -141,9 +142,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
     exec: { timeoutMs: execTimeout * 1000, maxOutputBytes: execMaxOutput },
   });
-  await ensureSettings(services.repos);
+  const settings = await ensureSettings(services.repos);
   const admin = await ensureAdmin(services.repos, services.users);
   if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
+  const provisioning = provisioningProblem(settings, services.auth.method(settings));
+  if (provisioning) log.warn(provisioning);
 
   const web = loadWebBundle(path.join(packageRoot(), 'dist', 'web'));
   const running = await startServer(services, {
