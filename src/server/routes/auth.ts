@@ -1,6 +1,6 @@
 /** POST /api/login, /api/renew, /api/logout, /api/signup. */
 import Router from '@koa/router';
-import { ConflictError, MethodNotAllowedError, BadRequestError } from '../../errors.ts';
+import { ConflictError, MethodNotAllowedError, BadRequestError, InsufficientStorageError, errnoToFmError } from '../../errors.ts';
 import { AuthService } from '../../services/auth.ts';
 import { addressKey } from '../../services/addresses.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
@@ -28,8 +28,18 @@ export function authRouter(): FmRouter {
   });
 
   router.post('/api/logout', authenticate, async (ctx) => {
-    if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
     ctx.cookies.set('auth', null);
+    try {
+      if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
+    } catch (err) {
+      // The revocation already holds in memory (SessionsRepo); say that it is not stored.
+      if (errnoToFmError(err) instanceof InsufficientStorageError) {
+        throw new InsufficientStorageError(
+          'the database disk is full: you are logged out on this server, but the logout could not be saved and is forgotten if fm restarts',
+        );
+      }
+      throw err;
+    }
     ctx.status = 200;
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';
