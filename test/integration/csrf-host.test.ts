@@ -95,6 +95,8 @@ describe('AUTH CSRF: cross-site requests change nothing (--noauth)', () => {
       expect(res.status, type).toBe(415);
       expect(res.text).toMatch(/^415 Unsupported Media Type: .*application\/json/);
     }
+    // Browsers attach a proxy's Basic credentials by themselves: they are no token header.
+    expect((await post('/api/users', newAdmin('basic'), { 'Content-Type': 'text/plain', Authorization: 'Basic YTpi' })).status).toBe(415);
     expect(await usernames()).toEqual(['admin']);
   });
 

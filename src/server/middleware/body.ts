@@ -17,10 +17,11 @@ export interface JsonBodyOptions {
 
 /**
  * Parses the body as JSON. A body that does not say `Content-Type: application/json` is parsed
- * only when the request carries a token header (`X-Auth` or `Authorization`): filebrowser's web
- * client sends its JSON as text/plain with X-Auth, and no cross-site page can send such a
- * header without a CORS preflight that fm never grants, whereas text/plain, form and multipart
- * bodies are what any page can POST anywhere. Otherwise 415. Bad JSON is 400, too large 413.
+ * only when the request carries a token header (`X-Auth`, `Authorization: Bearer`):
+ * filebrowser's web client sends its JSON as text/plain with X-Auth, and no cross-site page can
+ * send such a header without a CORS preflight that fm never grants, whereas text/plain, form
+ * and multipart bodies are what any page can POST anywhere. Otherwise 415. Bad JSON is 400,
+ * too large 413.
  */
 export function jsonBody(limit = '1mb', options: JsonBodyOptions = {}): FmMiddleware {
   let parse: Middleware | undefined;
@@ -51,7 +52,10 @@ function hasBody(ctx: FmContext): boolean {
   return ctx.get('Transfer-Encoding') !== '' || Number(ctx.get('Content-Length') || 0) > 0;
 }
 
-/** A header no cross-site page can send without a CORS preflight. */
+/**
+ * A token header, which no cross-site page can send without a CORS preflight. Only a Bearer
+ * `Authorization` counts: browsers attach Basic credentials (of a proxy in front) by themselves.
+ */
 function carriesToken(ctx: FmContext): boolean {
-  return ctx.get('X-Auth') !== '' || ctx.get('Authorization') !== '';
+  return ctx.get('X-Auth') !== '' || /^Bearer\s/i.test(ctx.get('Authorization'));
 }
