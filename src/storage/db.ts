@@ -162,15 +162,18 @@ function makeDataFolder(dir: string): void {
   fs.chmodSync(dir, 0o700);
 }
 
-/** Takes group and other permissions off a database file, if it exists (umask-proof, also for old files). */
+/**
+ * Takes group and other permissions off a database file, if it exists (umask-proof, also for
+ * old files). A file fm may write but does not own (shared through a group) cannot be changed
+ * and is left as it is.
+ */
 function ownerOnly(file: string): void {
-  let mode: number;
   try {
-    mode = fs.statSync(file).mode & 0o777;
+    const mode = fs.statSync(file).mode & 0o777;
+    if (mode & 0o077) fs.chmodSync(file, mode & 0o700);
   } catch {
-    return;
+    // missing, or not ours to change
   }
-  if (mode & 0o077) fs.chmodSync(file, mode & 0o700);
 }
 
 /** Namespaces whose reads are memoised between database changes (read on every request). */
