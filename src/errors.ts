@@ -44,6 +44,12 @@ export class MethodNotAllowedError extends FmError {
     super(405, 'method_not_allowed', message);
   }
 }
+export class MisdirectedRequestError extends FmError {
+  /** 421: the request names a host this server does not serve (DNS rebinding). */
+  constructor(message = 'misdirected request') {
+    super(421, 'misdirected_request', message);
+  }
+}
 export class ConflictError extends FmError {
   constructor(message = 'conflict') {
     super(409, 'conflict', message);
@@ -86,7 +92,10 @@ export class InsufficientStorageError extends FmError {
   }
 }
 
-/** Maps Node's file-system errno codes to FmErrors; returns undefined for unknown errors. */
+/**
+ * Maps Node's file-system errno codes (and SQLite's "disk full") to FmErrors; returns undefined
+ * for unknown errors.
+ */
 export function errnoToFmError(err: unknown): FmError | undefined {
   if (err instanceof FmError) return err;
   const code = (err as NodeJS.ErrnoException | null)?.code;
@@ -111,6 +120,8 @@ export function errnoToFmError(err: unknown): FmError | undefined {
     case 'ENOSPC':
     case 'EDQUOT':
       return new InsufficientStorageError('no space left on device');
+    case 'SQLITE_FULL':
+      return new InsufficientStorageError('the database disk is full: free space on the disk that holds the database');
     case 'EINVAL':
       return new BadRequestError('invalid argument');
     default:

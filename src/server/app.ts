@@ -5,6 +5,9 @@ import type { Services } from '../services/index.ts';
 import { handleErrors, errorBody } from './middleware/errors.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { requestLog } from './middleware/request-log.ts';
+import { refuseCrossSite, refuseForeignHosts } from './middleware/edge.ts';
+import { useClientAddress } from './client-address.ts';
+import type { HostCheck } from './hosts.ts';
 import { authRouter } from './routes/auth.ts';
 import { usersRouter } from './routes/users.ts';
 import { settingsRouter } from './routes/settings.ts';
@@ -33,6 +36,8 @@ export interface AppOptions {
   before?: FmMiddleware[];
   /** Extra routers from feature modules. */
   routers?: FmRouter[];
+  /** The Host names served (startServer builds it from the listen address); undefined skips the check. */
+  hosts?: HostCheck;
 }
 
 export type FmApp = Koa;
@@ -45,6 +50,9 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
   app.use(requestLog(opts.requestLog));
   app.use(handleErrors);
   app.use(securityHeaders);
+  app.use(useClientAddress);
+  if (opts.hosts) app.use(refuseForeignHosts(opts.hosts, opts.baseURL));
+  app.use(refuseCrossSite);
   if (opts.baseURL) app.use(stripBaseURL(opts.baseURL));
   // One cheap check per request for changes by other processes (the CLI); reads are memoised.
   app.use(async (ctx, next) => {

@@ -3,9 +3,14 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createApp, type AppOptions } from './app.ts';
 import type { Services } from '../services/index.ts';
 import { attachCommandRunner } from './routes/command.ts';
+import { allowedHosts, type HostCheck } from './hosts.ts';
+import { errorBody } from './middleware/errors.ts';
+
+export { allowedHosts, type HostCheck } from './hosts.ts';
 
 export interface StartOptions extends AppOptions {
   address: string;
@@ -14,6 +19,8 @@ export interface StartOptions extends AppOptions {
   key?: string;
   /** Called with the raw server before it listens (the WebSocket runner attaches here). */
   onServer?: (server: http.Server) => void;
+  /** Host names served besides the listen address and localhost (`--allowed-hosts`; `*` = any). */
+  allowedHosts?: string[];
 }
 
 export interface RunningServer {
@@ -24,12 +31,14 @@ export interface RunningServer {
 }
 
 export async function startServer(services: Services, opts: StartOptions): Promise<RunningServer> {
-  const app = createApp(services, opts);
+  const hosts = allowedHosts(opts.address, opts.allowedHosts ?? []);
+  const app = createApp(services, { ...opts, hosts });
   const handler = app.callback();
   const server: http.Server =
     opts.cert && opts.key
       ? https.createServer({ cert: fs.readFileSync(opts.cert), key: fs.readFileSync(opts.key) }, handler)
       : http.createServer(handler);
+  refuseForeignUpgrades(server, hosts);
   server.keepAliveTimeout = 65_000;
   // Large uploads may take long; never cut an active request on a timer.
   server.requestTimeout = 0;
@@ -76,4 +85,36 @@ export async function startServer(services: Services, opts: StartOptions): Promi
       });
     },
   };
+}
+
+/**
+ * WebSocket upgrades bypass Koa, so the Host check runs here, at the http-server level: an
+ * upgrade with a foreign Host is answered 421 before any 'upgrade' listener (the command runner
+ * or a later module) sees its socket. Wrapping emit, rather than adding a listener, keeps the
+ * refused socket from every listener and leaves their listener count alone.
+ */
+export function refuseForeignUpgrades(server: http.Server, hosts: HostCheck): void {
+  const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+  server.emit = ((event: string | symbol, ...args: unknown[]) => {
+    if (event === 'upgrade') {
+      const [req, socket] = args as [http.IncomingMessage, Duplex];
+      const refusal = hosts.refusal(req.headers.host);
+      if (refusal) {
+        answerSocket(socket, 421, refusal);
+        return true;
+      }
+    }
+    return emit(event, ...args);
+  }) as typeof server.emit;
+}
+
+/** Answers a raw socket with a plain HTTP error and closes it. */
+function answerSocket(socket: Duplex, status: number, message: string): void {
+  socket.on('error', () => socket.destroy());
+  const body = errorBody(status, message);
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n` +
+      'Connection: close\r\nContent-Type: text/plain; charset=utf-8\r\nX-Content-Type-Options: nosniff\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
 }

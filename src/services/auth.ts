@@ -2,39 +2,56 @@
  * Login methods (json, noauth, proxy, hook), throttling and the effective auth method.
  * Tokens themselves are in tokens.ts.
  */
-import net from 'node:net';
+import type net from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
 import type { AuthMethod, Settings } from '../api/settings.ts';
-import type { UserRecord } from '../storage/repos/users.ts';
+import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
 import { cleanScope } from './scope.ts';
 import { SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
-import { randomBytes } from 'node:crypto';
 import { ExecService } from './exec/index.ts';
+import { addressKey, buildBlockList, isInList } from './addresses.ts';
 
 export interface AuthOptions {
   /** `fm serve --noauth`: every request acts as user 1. */
   noauth: boolean;
   /** `fm serve --auth-header`: proxy auth with this header (overrides the stored method). */
   authHeader?: string;
-  /** Addresses or CIDRs allowed to set the proxy header. */
+  /** Addresses or CIDRs allowed to set the proxy header and to forward client addresses. */
   trustedProxies: string[];
+  /** Sign-ups accepted per client address and hour (default 10; 0 = no limit). */
+  signupLimit?: number;
+}
+
+/** What proxy authentication reads from a request. */
+export interface ProxyRequest {
+  /** The socket's peer: the proxy itself, never a forwarded address. */
+  peer: string;
+  /**
+   * The request's headers with every value kept (Node's `headersDistinct`), so that a header
+   * sent twice is seen as two values, not one joined string.
+   */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface LoginRequest {
   username: string;
   password: string;
   recaptcha?: string;
+  /** The client's address (behind a trusted proxy, the address it forwarded). */
   ip: string;
-  headers: Record<string, string | string[] | undefined>;
+  /** The socket's peer (default: `ip`). */
+  peer?: string;
+  headers: ProxyRequest['headers'];
 }
 
 export class AuthService {
   readonly throttle = new Throttle();
   /** Bounds how many accounts one address can sign up (every attempt counts). */
-  readonly signupThrottle = new Throttle(SIGNUP_THROTTLE);
+  readonly signupThrottle: Throttle;
   private readonly trusted: net.BlockList;
 
   constructor(
@@ -44,11 +61,17 @@ export class AuthService {
     private readonly log: Logger,
   ) {
     this.trusted = buildBlockList(options.trustedProxies);
+    const limit = options.signupLimit ?? SIGNUP_THROTTLE.lockAfter;
+    this.signupThrottle = new Throttle({ ...SIGNUP_THROTTLE, lockAfter: limit > 0 ? limit : Infinity });
   }
 
-  /** The throttle keys of a login attempt: the username and the client address. */
+  /**
+   * The throttle keys of a login attempt: the username at this client address, and the address.
+   * Never the username alone: anyone could then lock a user out from anywhere.
+   */
   static throttleKeys(username: string, ip: string): string[] {
-    return [`user:${username.normalize('NFC').toLowerCase().slice(0, 256)}`, `ip:${addressKey(ip)}`];
+    const address = addressKey(ip);
+    return [`user:${username.normalize('NFC').toLowerCase().slice(0, 256)}@${address}`, `ip:${address}`];
   }
 
   /** The method in force: flags override the stored setting. */
@@ -58,31 +81,55 @@ export class AuthService {
     return settings.authMethod;
   }
 
+  /** The header that names the user, as configured. */
   proxyHeader(settings: Settings): string {
-    return (this.options.authHeader || settings.auth.header || 'X-Forwarded-User').toLowerCase();
+    return this.options.authHeader || settings.auth.header || 'X-Forwarded-User';
   }
 
   isTrustedProxy(ip: string): boolean {
     return isInList(this.trusted, ip);
   }
 
-  /** The user named by a trusted proxy header, created on first sight; undefined if absent or untrusted. */
-  async proxyUser(settings: Settings, ip: string, headers: LoginRequest['headers']): Promise<UserRecord | undefined> {
-    const raw = headers[this.proxyHeader(settings)];
-    const name = Array.isArray(raw) ? raw[0] : raw;
-    if (!name) return undefined;
-    if (!this.isTrustedProxy(ip)) {
-      this.log.warn(`auth: ignored proxy header from untrusted address ${ip}`);
+  /**
+   * The user named by a trusted proxy header, created on first sight; undefined if absent or
+   * untrusted. The name must be exactly a user's (after NFC): `ADMIN` is not `admin`. A header
+   * sent twice is refused, never joined into one name.
+   */
+  async proxyUser(settings: Settings, req: ProxyRequest): Promise<UserRecord | undefined> {
+    const header = this.proxyHeader(settings);
+    const raw = req.headers[header.toLowerCase()];
+    const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
+    if (values.length === 0 || !values[0]) return undefined;
+    if (!this.isTrustedProxy(req.peer)) {
+      this.log.warn(`auth: ignored proxy header from untrusted address ${req.peer}`);
       return undefined;
     }
-    const existing = await this.repos.users.getByUsername(name);
+    if (values.length > 1) throw new BadRequestError(`the ${header} header came more than once: the proxy must send it exactly once`);
+    const name = exactName(values[0]);
+    if (!name) throw new ForbiddenError(`the ${header} header must name a user exactly (no surrounding spaces)`);
+    const existing = await this.exactUser(name);
+    if (existing === 'different') throw new ForbiddenError(`"${name}" differs from an existing user name only in case: names must match exactly`);
     if (existing) return existing;
+    return this.provisionOnce(settings, name, {});
+  }
+
+  /**
+   * The user with exactly this (NFC) name; 'different' when a user's name differs only in case,
+   * which must not sign in as that user nor be created beside it.
+   */
+  private async exactUser(name: string): Promise<UserRecord | 'different' | undefined> {
+    const user = await this.repos.users.getByUsername(name);
+    if (!user) return undefined;
+    return user.username === name ? user : 'different';
+  }
+
+  /** Creates a user from the defaults; when two first requests race, the loser reads the winner's record. */
+  private async provisionOnce(settings: Settings, name: string, overrides: Partial<UserRecord>): Promise<UserRecord> {
     try {
-      return await this.provision(settings, name, {});
+      return await this.provision(settings, name, overrides);
     } catch (err) {
-      // Two first requests of the same new user race: the loser reads the winner's record.
-      const created = err instanceof ConflictError ? await this.repos.users.getByUsername(name) : undefined;
-      if (created) return created;
+      const created = err instanceof ConflictError ? await this.exactUser(name) : undefined;
+      if (created && created !== 'different') return created;
       throw err;
     }
   }
@@ -109,7 +156,7 @@ export class AuthService {
       return user;
     }
     if (method === 'proxy') {
-      const user = await this.proxyUser(settings, req.ip, req.headers);
+      const user = await this.proxyUser(settings, { peer: req.peer ?? req.ip, headers: req.headers });
       if (!user) throw new ForbiddenError('wrong credentials');
       return user;
     }
@@ -141,7 +188,11 @@ export class AuthService {
     return ok ? user : undefined;
   }
 
-  /** Runs the configured hook (argv only, no shell) with USERNAME and PASSWORD in its environment. */
+  /**
+   * Runs the configured hook (argv only, no shell) with USERNAME and PASSWORD in its environment.
+   * A hook that answers `auth` signs in the user of exactly that name (after NFC), created from
+   * the hook's fields on first sight; an existing user is never changed by a hook login.
+   */
   private async hookLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
     if (!settings.auth.command.trim()) throw new ForbiddenError('the auth hook is not configured');
     const out = await runHook(settings.auth.command, { USERNAME: req.username, PASSWORD: req.password });
@@ -157,11 +208,13 @@ export class AuthService {
       this.log.warn(`auth hook printed no valid hook.action for user ${JSON.stringify(req.username)}`);
       return undefined;
     }
-    const overrides = hookUserFields(kv);
-    const existing = await this.repos.users.getByUsername(req.username);
-    if (!existing) return this.provision(settings, req.username, overrides);
-    const perm = { ...existing.perm, ...(overrides.perm ?? {}) };
-    return this.repos.users.update({ ...existing, ...overrides, perm, lockPassword: true });
+    const name = exactName(req.username);
+    const existing = name ? await this.exactUser(name) : 'different';
+    if (existing === 'different') {
+      this.log.warn(`auth hook accepted ${JSON.stringify(req.username)}, which is not exactly a user name: refused`);
+      return undefined;
+    }
+    return existing ?? this.provisionOnce(settings, name!, hookUserFields(kv));
   }
 
   /** Parses the login body, rejecting wrong types. */
@@ -175,50 +228,14 @@ export class AuthService {
   }
 }
 
-/** Builds the list of trusted proxy addresses from `addr` and `addr/bits` entries (IPv4 or IPv6). */
-export function buildBlockList(entries: string[]): net.BlockList {
-  const list = new net.BlockList();
-  for (const raw of entries) {
-    const e = raw.trim();
-    if (!e) continue;
-    const [addr, bits, extra] = e.split('/');
-    const type = net.isIPv6(addr) ? 'ipv6' : 'ipv4';
-    const max = type === 'ipv6' ? 128 : 32;
-    if (!net.isIP(addr) || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) {
-      throw new Error(`invalid trusted proxy address "${e}" (use an address or a CIDR such as 10.0.0.0/8)`);
-    }
-    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
-    else list.addAddress(addr, type);
-  }
-  return list;
-}
-
-/** Whether a client address (IPv4-mapped IPv6 included) is in the list. */
-export function isInList(list: net.BlockList, ip: string): boolean {
-  const addr = unmapV4(ip);
-  if (!net.isIP(addr)) return false;
-  return list.check(addr, net.isIPv6(addr) ? 'ipv6' : 'ipv4');
-}
-
-function unmapV4(ip: string): string {
-  return /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)?.[1] ?? ip;
-}
-
 /**
- * The address a client is throttled by: an IPv4 address as is, an IPv6 address by its /64
- * (one host usually owns a whole /64, so per-address limits would be trivial to dodge).
+ * A name as it must match a user: NFC, and valid as a username as it stands (a name that only
+ * becomes valid by trimming is not exact). Throws 400 for impossible names; undefined when the
+ * name differs from its cleaned form.
  */
-export function addressKey(ip: string): string {
-  const addr = unmapV4(ip);
-  if (!net.isIPv6(addr)) return addr;
-  const [head, tail = ''] = addr.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = addr.includes('::') ? [...h, ...Array(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t] : h;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => (parseInt(g, 16) || 0).toString(16))
-    .join(':')}::/64`;
+function exactName(raw: string): string | undefined {
+  const name = raw.normalize('NFC');
+  return cleanUsername(name) === name ? name : undefined;
 }
 
 async function verifyRecaptcha(host: string, secret: string, response: string): Promise<boolean> {

@@ -4,7 +4,7 @@
  * so a check added to `validateSettings` applies to all of them.
  */
 import { BadRequestError } from '../errors.ts';
-import { SettingsSchema, type Settings } from '../api/settings.ts';
+import { SettingsSchema, type AuthMethod, type Settings } from '../api/settings.ts';
 import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';
 import { cleanScope } from './scope.ts';
@@ -55,6 +55,56 @@ export interface SettingsWriter {
 export async function saveSettings(services: SettingsWriter, raw: unknown, options: AllowlistOptions = {}): Promise<Settings> {
   const next = parseSettings(raw);
   const current = (await services.repos.settings.load()) ?? SettingsSchema.parse({});
+  checkProvisioning(next, current);
   await services.validateSettings?.(next, current, options);
   return services.repos.settings.save(next);
+}
+
+const WRITE_PERMISSIONS = ['create', 'rename', 'modify', 'delete'] as const;
+
+/** Whether users created from the defaults (signup, proxy) get the whole root with a write permission. */
+export function defaultsGiveRoot(s: Settings): boolean {
+  if (s.createUserDir) return false;
+  let scope: string;
+  try {
+    scope = cleanScope(s.defaults.scope);
+  } catch {
+    return false;
+  }
+  return scope === '/' && WRITE_PERMISSIONS.some((p) => s.defaults.perm[p] || s.defaults.perm.admin);
+}
+
+/** The ways in which users that create themselves would get the whole root with write rights. */
+export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication'> {
+  if (!defaultsGiveRoot(s)) return [];
+  const ways: Array<'signup' | 'proxy authentication'> = [];
+  if (s.signup) ways.push('signup');
+  if (method === 'proxy') ways.push('proxy authentication');
+  return ways;
+}
+
+/** What is wrong when signup or proxy users would get the whole root with write rights (undefined when nothing is). */
+export function provisioningProblem(s: Settings, method: AuthMethod): string | undefined {
+  const ways = rootProvisioners(s, method);
+  if (ways.length === 0) return undefined;
+  return describeRootProvisioning(ways, s);
+}
+
+function describeRootProvisioning(ways: string[], s: Settings): string {
+  return (
+    `${ways.join(' and ')} would give new users the whole root with write rights ` +
+    `(default scope "${s.defaults.scope}", createUserDir off): turn on createUserDir (--create-user-dir), ` +
+    'set a narrower default scope (--scope), or take create, rename, modify and delete from the defaults'
+  );
+}
+
+/**
+ * Refuses (400) settings that open a new way for users to create themselves with the whole
+ * root and write rights (PROV: advisories 6759-996p-gpj6, j2fc-28fx-hc8q). An instance already
+ * like that is warned about at start and may still save unrelated changes.
+ */
+function checkProvisioning(next: Settings, current: Settings): void {
+  const before = new Set(rootProvisioners(current, current.authMethod));
+  const opened = rootProvisioners(next, next.authMethod).filter((w) => !before.has(w));
+  if (opened.length > 0) throw new BadRequestError(`refused: ${describeRootProvisioning(opened, next)}`);
 }

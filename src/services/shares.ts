@@ -24,6 +24,7 @@ import type { FileEvents } from './events.ts';
 import { cleanScope } from './scope.ts';
 import { checkPassword, hashPassword } from './passwords.ts';
 import { Throttle, sleep, type ThrottleOptions, LOGIN_THROTTLE } from './throttle.ts';
+import { addressKey } from './addresses.ts';
 import { newToken, type ShareIdentity, type ShareRecord } from '../storage/repos/shares.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 
@@ -159,15 +160,22 @@ export class ShareService {
     return { share, owner, shareTarget, access, target };
   }
 
-  /** 401 unless the link has no password, or a valid token or password is given; throttled. */
+  /**
+   * 401 unless the link has no password, or a valid token or password is given. Password
+   * guesses are throttled per link and per address; a valid token is checked first and never
+   * throttled, so a visitor who already entered the password is not locked out by someone
+   * else's guesses.
+   */
   private async checkCredentials(share: ShareRecord, creds: ShareCredentials): Promise<void> {
     if (!share.password_hash) return;
     if (creds.token === undefined && creds.password === undefined) throw new UnauthorizedError('this link needs a password');
-    const keys = [`share:${share.hash}`, `ip:${creds.ip}`];
+    if (creds.token !== undefined && share.token && safeEqual(creds.token, share.token)) return;
+    const keys = [`share:${share.hash}`, `ip:${addressKey(creds.ip)}`];
     const delay = this.throttle.check(keys);
     let ok: boolean;
     try {
-      ok = await this.credentialsMatch(share, creds, delay);
+      if (delay) await sleep(delay);
+      ok = creds.password !== undefined && (await checkPassword(decodeHeader(creds.password), share.password_hash));
     } catch (err) {
       this.throttle.release(keys);
       throw err;
@@ -178,13 +186,6 @@ export class ShareService {
     }
     this.throttle.fail(keys);
     throw new UnauthorizedError('wrong password');
-  }
-
-  private async credentialsMatch(share: ShareRecord, creds: ShareCredentials, delay: number): Promise<boolean> {
-    if (creds.token !== undefined && share.token && safeEqual(creds.token, share.token)) return true;
-    if (creds.password === undefined) return false;
-    if (delay) await sleep(delay);
-    return checkPassword(decodeHeader(creds.password), share.password_hash);
   }
 
   /** Removes the links of a deleted user. */

@@ -77,7 +77,7 @@ export class TokenService {
     }
     const user = await this.repos.users.get(claims.user.id);
     if (!user) throw new UnauthorizedError('user no longer exists');
-    if ((claims.sev ?? 0) !== user.sessionEpoch) throw new UnauthorizedError('session revoked');
+    if ((claims.sev ?? 0) !== user.sessionEpoch && !isKeptSession(claims, user)) throw new UnauthorizedError('session revoked');
     if (await this.repos.sessions.isRevoked(claims.jti)) throw new UnauthorizedError('session revoked');
     return { claims, user };
   }
@@ -93,6 +93,12 @@ export class TokenService {
   async revoke(claims: TokenClaims): Promise<void> {
     await this.repos.sessions.revoke(claims.jti, claims.exp);
   }
+}
+
+/** The session that changed its own password survives that change (see UserRecord.keptSession). */
+function isKeptSession(claims: TokenClaims, user: UserRecord): boolean {
+  const kept = user.keptSession;
+  return kept !== undefined && kept.epoch === user.sessionEpoch && kept.jti === claims.jti;
 }
 
 /** Parses durations like `2h`, `30m`, `90s`, `1d` or a bare number of seconds. */

@@ -45,6 +45,12 @@ function fieldName(raw: string): Field | 'all' {
   return f;
 }
 
+/** Options of a user update. */
+export interface UpdateOptions extends AllowlistOptions {
+  /** The token id (jti) of the caller's session: kept valid when the caller changes their own password. */
+  keepSession?: string;
+}
+
 export interface CreateUserInput {
   data: Partial<UserData> & { username: string; password: string };
   /** The password is already a bcrypt hash (imports). */
@@ -145,7 +151,7 @@ export class UserService {
     id: number,
     body: UserWrite,
     requireCurrentPassword: boolean,
-    options: AllowlistOptions = {},
+    options: UpdateOptions = {},
   ): Promise<UserRecord> {
     if (!actor.perm.admin && actor.id !== id) throw new ForbiddenError('you may only change your own profile');
     const target = await this.repos.users.mustGet(id);
@@ -182,7 +188,9 @@ export class UserService {
     if (changesPassword) {
       checkPasswordPolicy(newPassword, s.minimumPasswordLength);
       next.password = await hashPassword(newPassword);
+      // Every other session of the user ends; the caller's own one goes on (and renews).
       next.sessionEpoch = target.sessionEpoch + 1;
+      next.keptSession = actor.id === id && options.keepSession ? { jti: options.keepSession, epoch: next.sessionEpoch } : undefined;
     }
     return this.repos.users.update(next);
   }

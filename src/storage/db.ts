@@ -39,7 +39,7 @@ export class DatabaseError extends FmError {
  */
 export async function openDatabase(file: string): Promise<Database> {
   const abs = path.resolve(file);
-  fs.mkdirSync(path.dirname(abs), { recursive: true });
+  makeDataFolder(path.dirname(abs));
   if (fs.existsSync(abs)) {
     const st = fs.statSync(abs);
     if (!st.isFile()) throw new DatabaseError(`database ${abs} is not a file`);
@@ -63,7 +63,11 @@ export async function openDatabase(file: string): Promise<Database> {
       if (head.toString('latin1') !== 'SQLite format 3\0') throw new DatabaseError(`${abs} is not an fm database (not a SQLite file)`);
       await assertFmTables(abs);
     }
+  } else {
+    // Created by us, owner-only, before SQLite opens it: it makes -wal and -shm with the same mode.
+    fs.closeSync(fs.openSync(abs, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
   }
+  ownerOnly(abs);
 
   const stores = new Map<Namespace, KeyvSqlite>();
   const keyvs = new Map<Namespace, Keyv>();
@@ -90,6 +94,7 @@ export async function openDatabase(file: string): Promise<Database> {
     }
     // A write at open proves the file is writable before anything else depends on it.
     await meta.set('schemaVersion', SCHEMA_VERSION);
+    for (const companion of [`${abs}-wal`, `${abs}-shm`]) ownerOnly(companion);
   } catch (err) {
     await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
     if (err instanceof DatabaseError) throw err;
@@ -138,6 +143,37 @@ export async function openDatabase(file: string): Promise<Database> {
       await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
     },
   };
+}
+
+/**
+ * The database's folder: one fm creates is 0700 whatever the umask (it holds password hashes
+ * and the signing key); parents it creates get the usual mode, and an existing folder keeps
+ * the mode its owner chose (a service may need 0750 for a backup group).
+ */
+function makeDataFolder(dir: string): void {
+  if (fs.existsSync(dir)) return;
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  try {
+    fs.mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  fs.chmodSync(dir, 0o700);
+}
+
+/**
+ * Takes group and other permissions off a database file, if it exists (umask-proof, also for
+ * old files). A file fm may write but does not own (shared through a group) cannot be changed
+ * and is left as it is.
+ */
+function ownerOnly(file: string): void {
+  try {
+    const mode = fs.statSync(file).mode & 0o777;
+    if (mode & 0o077) fs.chmodSync(file, mode & 0o700);
+  } catch {
+    // missing, or not ours to change
+  }
 }
 
 /** Namespaces whose reads are memoised between database changes (read on every request). */

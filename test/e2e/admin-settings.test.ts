@@ -145,6 +145,8 @@ describe('administration', () => {
   });
 
   it('saves the global settings: the chunk size commits 1.5 s after typing, rules, branding', async () => {
+    // Signup is only accepted with a home folder per user (or a narrower scope) for new users.
+    await admin.fetch('/api/settings', { method: 'PUT', json: { createUserDir: true } });
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, admin.token, '/settings/global');
     const chunk = page.getByLabel('Chunk size');

@@ -68,7 +68,8 @@ describe('login page', () => {
   describe('with signup enabled', () => {
     beforeAll(async () => {
       const settings = await admin.json<Record<string, unknown>>('/api/settings');
-      const res = await admin.fetch('/api/settings', { method: 'PUT', json: { ...settings, signup: true } });
+      // A home folder per user: signup for the whole root is refused.
+      const res = await admin.fetch('/api/settings', { method: 'PUT', json: { ...settings, signup: true, createUserDir: true } });
       expect(res.status).toBe(200);
       await createUser(admin, fm, 'taken-name');
     });

@@ -23,7 +23,8 @@ export interface RawResponse {
 export interface RawRequest {
   method?: string;
   path: string;
-  headers?: Record<string, string>;
+  /** A list sends the header once per value (duplicated headers). */
+  headers?: Record<string, string | string[]>;
   body?: string | Buffer | Readable;
   /** Source address of the connection, e.g. 127.0.0.7 (any 127/8 address reaches the server). */
   localAddress?: string;

@@ -34,7 +34,8 @@ describe('fm config set', () => {
   it('turns signup on for the running server, without a restart', async () => {
     const signup = () => fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'newbie', password: 'newbie-long-password' }) });
     expect((await signup()).status).toBe(405);
-    const r = await cli(['config', 'set', '--signup']);
+    // With a home folder per user: signup for the whole root is refused (provisioning-defaults.test.ts).
+    const r = await cli(['config', 'set', '--signup', '--create-user-dir']);
     expect(r).toEqual({ code: 0, stdout: 'settings updated\n', stderr: '' });
     expect((await settings()).signup).toBe(true);
     expect((await signup()).status).toBe(200);

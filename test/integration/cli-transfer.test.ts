@@ -36,7 +36,7 @@ describe('export → import into a fresh database', () => {
   beforeAll(async () => {
     source = await startFm({ home: path.join(work, 'source') });
     const db = source.dbFile;
-    await ok(db, ['config', 'set', '--signup', '--branding-name', 'Source', '--tus-chunk-size', '3MB', '--exec', '--auth-header', 'X-User', '--recaptcha-key', 'k']);
+    await ok(db, ['config', 'set', '--signup', '--create-user-dir', '--branding-name', 'Source', '--tus-chunk-size', '3MB', '--exec', '--auth-header', 'X-User', '--recaptcha-key', 'k']);
     await ok(db, ['rules', 'add', '/private']);
     await ok(db, ['cmds', 'add', 'after_upload', '/bin/true']);
     await ok(db, ['users', 'add', 'alice', 'alice-long-password', '--scope', '/alice', '--locale', 'ja', '--no-perm-share', '--commands', 'git,ls', '--force']);

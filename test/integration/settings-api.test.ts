@@ -67,10 +67,11 @@ describe('settings shape', () => {
 describe('PUT /api/settings', () => {
   it('saves a change and answers 200; the change is visible at once', async () => {
     const s = await getSettings();
-    const res = await putSettings({ ...s, signup: true, branding: { ...s.branding, name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
+    // Signup with a home folder per user (with the whole root for everyone it is refused: provisioning-defaults.test.ts).
+    const res = await putSettings({ ...s, signup: true, createUserDir: true, branding: { ...s.branding, name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
     expect(res.status).toBe(200);
     const after = await getSettings();
-    expect(after).toMatchObject({ signup: true, branding: { name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
+    expect(after).toMatchObject({ signup: true, createUserDir: true, branding: { name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
     // Signup works immediately, and the page shows the new name, without a restart.
     expect((await fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'walkin', password: 'walk-in-password-1' }) })).status).toBe(200);
     expect(await (await fetch(`${fm.url}/`)).text()).toContain('<title>My Files</title>');

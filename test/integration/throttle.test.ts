@@ -1,8 +1,10 @@
 /**
- * AUTH/DOS: failed logins are throttled per username and per client address (slow after 5
- * failures, then 429 with Retry-After), and login bodies are capped. No timing assertions:
- * the delays themselves are measured in bench/, here only statuses and headers count.
- * Every 127/8 address reaches the server, so a test picks its own "client address".
+ * AUTH/DOS: failed logins are throttled per (username, client address) and per client address
+ * (slow after 5 failures, then 429 with Retry-After), and login bodies are capped. No timing
+ * assertions: the delays themselves are measured in bench/, here only statuses and headers
+ * count. Every 127/8 address reaches the server, so a test picks its own "client address".
+ * That no username is ever locked for everyone, and how addresses behind a proxy are told
+ * apart, is in login-throttle.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
@@ -20,25 +22,25 @@ afterAll(async () => {
   await fm.stop();
 });
 
-describe('AUTH throttling per username', () => {
-  it('locks a username after 10 failures from 10 different addresses, with Retry-After', async () => {
+describe('AUTH throttling per username at one address', () => {
+  it('locks a username for an address after 10 failures from it, with Retry-After', async () => {
     for (let i = 0; i < 10; i++) {
-      const res = await loginFrom(fm.url, 'victim', `wrong-guess-${i}`, `127.0.1.${i + 1}`);
+      const res = await loginFrom(fm.url, 'victim', `wrong-guess-${i}`, '127.0.1.1');
       expect(res.status, `attempt ${i + 1}`).toBe(403);
     }
-    const locked = await loginFrom(fm.url, 'victim', 'victim-password-123', '127.0.1.99');
+    const locked = await loginFrom(fm.url, 'victim', 'victim-password-123', '127.0.1.1');
     expect(locked.status).toBe(429);
     expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
     expect(locked.text).toMatch(/^429 Too Many Requests/);
   });
 
   it('counts usernames case-insensitively', async () => {
-    const res = await loginFrom(fm.url, 'VICTIM', 'victim-password-123', '127.0.1.100');
+    const res = await loginFrom(fm.url, 'VICTIM', 'victim-password-123', '127.0.1.1');
     expect(res.status).toBe(429);
   });
 
-  it('leaves other usernames alone', async () => {
-    const res = await loginFrom(fm.url, 'bystander', 'bystander-password-1', '127.0.1.101');
+  it('leaves the same username at other addresses alone', async () => {
+    const res = await loginFrom(fm.url, 'victim', 'victim-password-123', '127.0.1.2');
     expect(res.status).toBe(200);
   });
 });
@@ -58,24 +60,11 @@ describe('AUTH throttling per address', () => {
     const res = await loginFrom(fm.url, 'bystander', 'bystander-password-1', '127.0.2.2');
     expect(res.status).toBe(200);
   });
-
-  it('does not trust X-Forwarded-For to pick the address', async () => {
-    const res = await rawRequest(fm.url, {
-      method: 'POST',
-      path: '/api/login',
-      headers: { 'X-Forwarded-For': '10.9.8.7', 'X-Real-IP': '10.9.8.7' },
-      body: JSON.stringify({ username: 'bystander', password: 'bystander-password-1' }),
-      localAddress: '127.0.2.1',
-    });
-    expect(res.status).toBe(429);
-  });
 });
 
 describe('AUTH throttling bursts', () => {
-  it('lets at most 10 of 30 parallel guesses for one username through to a password check', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => loginFrom(fm.url, 'bystander', `parallel-guess-${i}`, `127.0.3.${i + 1}`)),
-    );
+  it('lets at most 10 of 30 parallel guesses for one username from one address through to a password check', async () => {
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => loginFrom(fm.url, 'bystander', `parallel-guess-${i}`, '127.0.3.1')));
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 403).length).toBeLessThanOrEqual(10);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(20);

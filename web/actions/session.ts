@@ -69,13 +69,6 @@ export function connectSession(): void {
     token: () => store.get(tokenAtom),
     unauthorized: clearSession,
     renew: () => void renewToken(),
-    replaceToken: (t) => {
-      try {
-        setToken(t);
-      } catch {
-        // A malformed header is ignored; the next renewal repairs the session.
-      }
-    },
   });
 }
 

@@ -55,13 +55,11 @@ export interface SessionHooks {
   token(): string;
   /** A 401 on a call that is not a login. */
   unauthorized(): void;
-  /** The server asked for a renewal (`X-Renew-Token: true`). */
+  /** The server asked for a renewal (`X-Renew-Token: true`, e.g. after the user's own password change). */
   renew(): void;
-  /** The server handed out a new token (`X-Auth-Token`, after a password change). */
-  replaceToken(token: string): void;
 }
 
-let hooks: SessionHooks = { token: () => '', unauthorized: () => {}, renew: () => {}, replaceToken: () => {} };
+let hooks: SessionHooks = { token: () => '', unauthorized: () => {}, renew: () => {} };
 
 /** Connects the wrapper to the session state (done once at start-up). */
 export function configureSession(h: SessionHooks): void {
@@ -94,9 +92,7 @@ export async function request(path: string, opts: RequestOptions = {}): Promise<
     if (err instanceof DOMException && err.name === 'AbortError') throw err;
     throw new ConnectionError();
   }
-  const fresh = res.headers.get('X-Auth-Token');
-  if (fresh) hooks.replaceToken(fresh);
-  else if (res.headers.get('X-Renew-Token') === 'true') hooks.renew();
+  if (res.headers.get('X-Renew-Token') === 'true') hooks.renew();
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     if (res.status === 401 && !keepSessionOn401) hooks.unauthorized();

@@ -20,6 +20,8 @@ interface ServeOptions {
   tokenExpiration: string;
   authHeader?: string;
   trustedProxies: string;
+  allowedHosts: string;
+  signupLimit: string;
   index: boolean;
   cacheDir?: string;
   execTimeout: string;
@@ -41,10 +43,16 @@ export function serveCommand(): Command {
     .addOption(new Option('--token-expiration <duration>', 'login token lifetime').env('FM_TOKEN_EXPIRATION').default('2h'))
     .addOption(new Option('--auth-header <name>', 'proxy auth: the header that names the user').env('FM_AUTH_HEADER'))
     .addOption(
-      new Option('--trusted-proxies <list>', 'comma-separated addresses/CIDRs allowed to send the auth header')
+      new Option('--trusted-proxies <list>', 'comma-separated addresses/CIDRs allowed to send the auth header and X-Forwarded-For')
         .env('FM_TRUSTED_PROXIES')
         .default('127.0.0.0/8,::1'),
     )
+    .addOption(
+      new Option('--allowed-hosts <list>', 'comma-separated host names the server answers to besides its address and localhost (* = any)')
+        .env('FM_ALLOWED_HOSTS')
+        .default(''),
+    )
+    .addOption(new Option('--signup-limit <n>', 'sign-ups accepted per client address and hour (0 = no limit)').env('FM_SIGNUP_LIMIT').default('10'))
     .addOption(new Option('--cache-dir <dir>', 'cache folder for previews and the search index (default: <data folder>/cache)').env('FM_CACHE_DIR'))
     .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
     .addOption(new Option('--exec-timeout <duration>', 'time limit of each command run and hook').env('FM_EXEC_TIMEOUT').default('10m'))
@@ -61,10 +69,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { openDatabase } = await import('../../storage/db.ts');
   const { createServices, shutdownServices } = await import('../../services/index.ts');
   const { ensureAdmin, ensureSettings } = await import('../../services/setup.ts');
+  const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
   const { parseDuration } = await import('../../services/tokens.ts');
-  const { buildBlockList } = await import('../../services/auth.ts');
+  const { buildBlockList } = await import('../../services/addresses.ts');
 
   // Precedence: --root, then the [root] argument, then FM_ROOT, then the current folder.
   const rootInput = (cmd.getOptionValueSource('root') === 'cli' ? opts.root : undefined) ?? rootArg ?? opts.root ?? '.';
@@ -82,6 +91,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     buildBlockList(trustedProxies);
   } catch (err) {
     throw new UsageError((err as Error).message);
+  }
+  const allowedHosts = opts.allowedHosts.split(',').map((s) => s.trim()).filter(Boolean);
+  const signupLimit = Number(opts.signupLimit);
+  if (!/^\s*\d+\s*$/.test(opts.signupLimit) || !Number.isSafeInteger(signupLimit)) {
+    throw new UsageError(`invalid --signup-limit "${opts.signupLimit}" (a whole number of sign-ups per address and hour; 0 = no limit)`);
   }
   let tokenLifetime: number;
   let execTimeout: number;
@@ -121,15 +135,18 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
       noauth,
       authHeader: opts.authHeader,
       trustedProxies,
+      signupLimit,
     },
     log,
     dataDir: path.dirname(db.file),
     cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
     exec: { timeoutMs: execTimeout * 1000, maxOutputBytes: execMaxOutput },
   });
-  await ensureSettings(services.repos);
+  const settings = await ensureSettings(services.repos);
   const admin = await ensureAdmin(services.repos, services.users);
   if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
+  const provisioning = provisioningProblem(settings, services.auth.method(settings));
+  if (provisioning) log.warn(provisioning);
 
   const web = loadWebBundle(path.join(packageRoot(), 'dist', 'web'));
   const running = await startServer(services, {
@@ -140,6 +157,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     web,
     cert: opts.cert,
     key: opts.key,
+    allowedHosts,
     requestLog: requestLog?.write,
   });
   out(`listening on ${running.url}`);

@@ -230,7 +230,7 @@ export async function findUser(repos: Repos, who: string): Promise<UserRecord> {
 
 /** A user as the CLI prints it: no password hash, no bookkeeping. */
 export function publicUser(u: UserRecord) {
-  const { password: _p, sessionEpoch: _e, updatedAt: _u, ...rest } = u;
+  const { password: _p, sessionEpoch: _e, updatedAt: _u, keptSession: _k, ...rest } = u;
   return rest;
 }
 

@@ -1,6 +1,7 @@
 /** Authentication (sets ctx.state.user) and the coarse permission guards used by routers. */
 import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
 import type { PermissionName } from '../../api/user.ts';
+import { peerAddress } from '../client-address.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
 
 /** The token from `X-Auth` (exactly three parts), `Authorization: Bearer`, or the `auth` cookie on GET/HEAD. */
@@ -34,7 +35,7 @@ export async function resolveUser(ctx: FmContext): Promise<void> {
     return;
   }
   if (method === 'proxy') {
-    const user = await s.auth.proxyUser(settings, ctx.ip, ctx.headers);
+    const user = await s.auth.proxyUser(settings, { peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
     if (user) {
       ctx.state.user = user;
       return;

@@ -1,9 +1,11 @@
 /** POST /api/login, /api/renew, /api/logout, /api/signup. */
 import Router from '@koa/router';
-import { ConflictError, MethodNotAllowedError, BadRequestError } from '../../errors.ts';
-import { AuthService, addressKey } from '../../services/auth.ts';
+import { ConflictError, MethodNotAllowedError, BadRequestError, InsufficientStorageError, errnoToFmError } from '../../errors.ts';
+import { AuthService } from '../../services/auth.ts';
+import { addressKey } from '../../services/addresses.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { peerAddress } from '../client-address.ts';
 import type { FmRouter } from '../types.ts';
 
 /** Login and signup bodies are small; larger ones are refused before parsing (413). */
@@ -12,9 +14,9 @@ const AUTH_BODY_LIMIT = '64kb';
 export function authRouter(): FmRouter {
   const router: FmRouter = new Router();
 
-  router.post('/api/login', jsonBody(AUTH_BODY_LIMIT), async (ctx) => {
+  router.post('/api/login', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), async (ctx) => {
     const body = AuthService.parseLoginBody(ctx.request.body);
-    const user = await ctx.services.auth.login({ ...body, ip: ctx.ip, headers: ctx.headers });
+    const user = await ctx.services.auth.login({ ...body, ip: ctx.ip, peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = await ctx.services.tokens.issue(user);
   });
@@ -26,14 +28,24 @@ export function authRouter(): FmRouter {
   });
 
   router.post('/api/logout', authenticate, async (ctx) => {
-    if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
     ctx.cookies.set('auth', null);
+    try {
+      if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
+    } catch (err) {
+      // The revocation already holds in memory (SessionsRepo); say that it is not stored.
+      if (errnoToFmError(err) instanceof InsufficientStorageError) {
+        throw new InsufficientStorageError(
+          'the database disk is full: you are logged out on this server, but the logout could not be saved and is forgotten if fm restarts',
+        );
+      }
+      throw err;
+    }
     ctx.status = 200;
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';
   });
 
-  router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT), async (ctx) => {
+  router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), async (ctx) => {
     const settings = await requestSettings(ctx);
     if (!settings.signup) throw new MethodNotAllowedError('signup is disabled');
     const { username, password } = AuthService.parseLoginBody(ctx.request.body);

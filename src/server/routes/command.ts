@@ -20,6 +20,10 @@ import { requestSettings, resolveUser } from '../middleware/auth.ts';
 import { errorBody } from '../middleware/errors.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext } from '../types.ts';
+import { sameOrigin } from '../origin.ts';
+
+// The rule moved to ../origin.ts (the HTTP edge applies it too); re-exported for importers.
+export { sameOrigin };
 
 const PREFIX = '/api/command';
 /** How long a new socket may wait before sending its command line. */
@@ -216,34 +220,6 @@ function rawToString(data: RawData): string {
   if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
   if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
   return data.toString('utf8');
-}
-
-/**
- * Whether a WebSocket's Origin is this server. A missing Origin is accepted: browsers always
- * send one on WebSockets, so only non-browser clients (which hold their own token) omit it.
- * The host names must match; the port must match when the Host header names one, otherwise the
- * Origin must use its scheme's default port (a TLS proxy in front keeps working).
- */
-export function sameOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (origin === undefined) return true;
-  if (!host) return false;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
-  let hostUrl: URL;
-  try {
-    hostUrl = new URL(`http://${host}`);
-  } catch {
-    return false;
-  }
-  if (url.hostname.toLowerCase() !== hostUrl.hostname.toLowerCase()) return false;
-  const hostPort = /:(\d+)$/.exec(host)?.[1];
-  if (hostPort) return (url.port || (url.protocol === 'https:' ? '443' : '80')) === hostPort;
-  return url.port === '';
 }
 
 /** Answers an upgrade request with a plain HTTP error and closes the connection. */

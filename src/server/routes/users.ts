@@ -65,11 +65,13 @@ export function usersRouter(): FmRouter {
     const id = parseId(ctx);
     const body = parseWrite(ctx.request.body);
     const actor = ctx.state.user!;
-    const updated = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), { allowLaunchers: queryFlag(ctx, 'force') });
-    if (updated.id === actor.id && updated.sessionEpoch !== actor.sessionEpoch) {
-      // The caller's own password changed, which revoked their tokens: hand them a fresh one.
-      ctx.set('X-Auth-Token', await ctx.services.tokens.issue(updated));
-    }
+    await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), {
+      allowLaunchers: queryFlag(ctx, 'force'),
+      keepSession: ctx.state.claims?.jti,
+    });
+    // The caller's token now carries stale claims (and, after a password change, is the only one
+    // of their sessions left): clients renew it when told to.
+    if (id === actor.id) ctx.set('X-Renew-Token', 'true');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';
   });

@@ -12,6 +12,12 @@ export interface UserRecord extends UserData {
   sessionEpoch: number;
   /** Epoch milliseconds of the last change, strictly increasing per user; older tokens are asked to renew. */
   updatedAt: number;
+  /**
+   * The session (token id) that changed the user's own password: it stays valid across that
+   * epoch bump, while `epoch` is still the user's sessionEpoch, so the client that made the
+   * change is not logged out. Any later bump (another password change, an import) ends it.
+   */
+  keptSession?: { jti: string; epoch: number };
 }
 
 const userKey = (id: number) => `u:${id}`;
@@ -209,5 +215,7 @@ export function userData(u: UserRecord): UserData {
 
 function toRecord(raw: UserRecord): UserRecord {
   const parsed = UserDataSchema.parse(raw);
-  return { ...parsed, sessionEpoch: raw.sessionEpoch ?? 0, updatedAt: raw.updatedAt ?? 0 };
+  const record: UserRecord = { ...parsed, sessionEpoch: raw.sessionEpoch ?? 0, updatedAt: raw.updatedAt ?? 0 };
+  if (raw.keptSession) record.keptSession = { jti: raw.keptSession.jti, epoch: raw.keptSession.epoch };
+  return record;
 }

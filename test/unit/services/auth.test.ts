@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AuthService, addressKey, buildBlockList, isInList, parseHookOutput } from '../../../src/services/auth.ts';
+import { AuthService, parseHookOutput } from '../../../src/services/auth.ts';
+import { addressKey, buildBlockList, isInList } from '../../../src/services/addresses.ts';
 
 describe('trusted proxy matching (AUTH, GHSA-xqp3)', () => {
   const list = buildBlockList(['127.0.0.0/8', '::1', '10.1.0.0/16', '2001:db8::/32']);
