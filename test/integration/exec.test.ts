@@ -239,12 +239,12 @@ describe('command runner', () => {
       }
     });
 
-    it('EXEC: scrubs the environment (fixed PATH, HOME is the scope, no server variables)', async () => {
+    it('EXEC: scrubs the environment (fixed PATH, HOME the sandbox\'s own, no server variables)', async () => {
       const r = await runCommand(fm, '/api/command/docs', 'printenv', { token: alice.token });
       expect(r.final).toEqual({ type: 'exit', code: 0 });
       const env = Object.fromEntries(r.lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
       expect(env.PATH).toBe('/usr/local/bin:/usr/bin:/bin');
-      expect(env.HOME).toBe(aliceHome);
+      expect(env.HOME).toBe('/tmp/home');
       expect(env.PWD).toBe(path.join(aliceHome, 'docs'));
       expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'PATH', 'PWD', 'TERM']);
       expect(r.lines.join('\n')).not.toMatch(/do-not-leak|nope|FM_|XDG_/);

@@ -109,7 +109,7 @@ describe('event hooks', () => {
       const env = readEnvFile(path.join(scope, `.hook-${trigger}.env`));
       expect(env).toMatchObject({ FILE: file, DESTINATION: destination, SCOPE: scope, TRIGGER: trigger, USERNAME: 'alice' });
       expect(env.PATH).toBe('/usr/local/bin:/usr/bin:/bin');
-      expect(env.HOME).toBe(scope);
+      expect(env.HOME).toBe('/tmp/home');
       expect(Object.keys(env).filter((k) => k.startsWith('FM_'))).toEqual([]);
       expect(JSON.stringify(env)).not.toContain('must-not-reach-hooks');
     }

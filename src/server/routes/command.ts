@@ -231,7 +231,7 @@ async function accessWithdrawn(ctx: FmContext, services: Services, userId: numbe
   await services.repos.db.refresh();
   ctx.state.settings = undefined;
   const settings = await requestSettings(ctx);
-  if (!settings.enableExec) return 'command execution was turned off on this server';
+  if (!settings.enableExec) return 'command execution is disabled on this server';
   try {
     await resolveUser(ctx);
   } catch (err) {

@@ -118,8 +118,15 @@ export function treeMounts(tree: TreeSpec, facts: PathFacts): Mount[] {
     );
   }
   const bind = tree.writable ? 'bind' : 'ro-bind';
-  const mounts: Mount[] = [{ op: bind, src: tree.root, dest: tree.root }];
+  const rules = new RuleSet([...tree.rules], [], false);
+  const mounts: Mount[] = [];
   const readOnlyAfter: string[] = [];
+  // A scope denied as a whole shows only what allow rules open in it.
+  if (rules.allowsByRules('/')) mounts.push({ op: bind, src: tree.root, dest: tree.root });
+  else {
+    mounts.push({ op: 'tmpfs', dest: tree.root });
+    readOnlyAfter.push(tree.root);
+  }
   const mask = (abs: string): void => {
     const fact = facts(abs);
     if (fact.kind === 'missing') return;
@@ -132,11 +139,9 @@ export function treeMounts(tree: TreeSpec, facts: PathFacts): Mount[] {
     } else mounts.push({ op: 'empty-file', dest: target });
   };
 
-  const rules = new RuleSet([...tree.rules], [], false);
   const points = [...new Set(tree.rules.map((r) => ruleBase(r.path)).filter((p): p is string => p !== undefined))].sort(
     (a, b) => depth(a) - depth(b) || a.localeCompare(b),
   );
-  if (!rules.allowsByRules('/')) throw new CommandRefusedError('access denied by a rule');
   for (const point of points) {
     if (point === '/') continue;
     const above = points.filter((p) => p !== point && isWithin(p, point)).pop() ?? '/';

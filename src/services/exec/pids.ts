@@ -28,10 +28,14 @@ export function cgroupCandidates(procSelfCgroup: string, v2Mount: string | undef
     const m = /^(\d+):([^:]*):(\/.*)$/.exec(line.trim());
     if (!m) continue;
     const [, id, controllers, own] = m;
-    if (id !== '0' && controllers.split(',').includes('pids')) out.push({ dir: path.posix.join(mountRoot, 'pids', own), version: 1 });
-    if (id === '0' && controllers === '' && v2Mount) out.push({ dir: path.posix.join(v2Mount, own === '/' ? '/' : path.posix.dirname(own)), version: 2 });
+    if (id !== '0' && controllers.split(',').includes('pids')) out.push({ dir: trimSlash(path.posix.join(mountRoot, 'pids', own)), version: 1 });
+    if (id === '0' && controllers === '' && v2Mount) out.push({ dir: trimSlash(path.posix.join(v2Mount, own === '/' ? '/' : path.posix.dirname(own))), version: 2 });
   }
   return out;
+}
+
+function trimSlash(p: string): string {
+  return p.length > 1 ? p.replace(/\/+$/, '') : p;
 }
 
 let sequence = 0;
