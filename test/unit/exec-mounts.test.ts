@@ -167,13 +167,14 @@ describe('bwrapArgs', () => {
       { op: 'tmpfs', dest: '/tmp', size: 4096 },
       { op: 'empty-file', dest: `${ROOT}/fm.db` },
       { op: 'remount-ro', dest: '/x' },
+      { op: 'empty-file', dest: `${ROOT}/fm.db-wal` },
     ];
-    const args = bwrapArgs(mounts, { network: false, cwd: ROOT, emptyFd: 4, infoFd: 3 });
+    const args = bwrapArgs(mounts, { network: false, cwd: ROOT, firstEmptyFd: 4, infoFd: 3 });
     expect(args.slice(0, 3)).toEqual(['--unshare-all', '--unshare-user', '--disable-userns']);
     expect(args).not.toContain('--share-net');
     for (const flag of ['--die-with-parent', '--new-session']) expect(args).toContain(flag);
     expect(args.join(' ')).toContain('--cap-drop ALL --info-fd 3 --ro-bind-try /etc/hosts /etc/hosts');
-    expect(args.join(' ')).toContain(`--bind ${ROOT} ${ROOT} --size 4096 --tmpfs /tmp --perms 0444 --ro-bind-data 4 ${ROOT}/fm.db --remount-ro /x`);
+    expect(args.join(' ')).toContain(`--bind ${ROOT} ${ROOT} --size 4096 --tmpfs /tmp --perms 0444 --ro-bind-data 4 ${ROOT}/fm.db --remount-ro /x --perms 0444 --ro-bind-data 5 ${ROOT}/fm.db-wal`);
     expect(args.slice(-3)).toEqual(['--chdir', ROOT, '--']);
     expect(bwrapArgs([], { network: true, cwd: '/' })).toContain('--share-net');
   });
@@ -205,5 +206,7 @@ describe('pathCandidates (the argument checks, second layer)', () => {
     // Plain words and options without a path add nothing surprising.
     expect(pathCandidates('-la')).toEqual(['-la']);
     expect(pathCandidates('notes.txt')).toEqual(['notes.txt']);
+    // A shell script handed to a forced bash is one word, not an operand.
+    expect(pathCandidates('dd if=/dev/zero of=x')).toEqual(['dd if=/dev/zero of=x']);
   });
 });

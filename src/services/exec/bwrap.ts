@@ -15,8 +15,11 @@ export interface BwrapOptions {
   network: boolean;
   /** Working folder inside the sandbox. */
   cwd: string;
-  /** An fd open on something empty (/dev/null): the source of every empty-file mask. */
-  emptyFd?: number;
+  /**
+   * The first of the fds open on something empty (/dev/null), one per empty-file mask in
+   * order (bwrap closes each after reading it): fds firstEmptyFd, firstEmptyFd + 1, ...
+   */
+  firstEmptyFd?: number;
   /** An fd bwrap writes `{"child-pid": N}` to: the host pid of the sandbox's first process. */
   infoFd?: number;
 }
@@ -31,21 +34,31 @@ export function bwrapArgs(mounts: readonly Mount[], opts: BwrapOptions): string[
   if (opts.network) args.push('--share-net');
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL');
   if (opts.infoFd !== undefined) args.push('--info-fd', String(opts.infoFd));
-  for (const m of mounts) args.push(...mountArgs(m, opts));
+  let emptyFd = opts.firstEmptyFd;
+  for (const m of mounts) {
+    if (m.op !== 'empty-file') {
+      args.push(...mountArgs(m));
+      continue;
+    }
+    if (emptyFd === undefined) throw new Error('an empty-file mount needs firstEmptyFd');
+    args.push('--perms', '0444', '--ro-bind-data', String(emptyFd++), m.dest);
+  }
   args.push('--chdir', opts.cwd, '--');
   return args;
 }
 
-function mountArgs(m: Mount, opts: BwrapOptions): string[] {
+/** The number of fds bwrapArgs needs from `firstEmptyFd` on. */
+export function emptyFdCount(mounts: readonly Mount[]): number {
+  return mounts.filter((m) => m.op === 'empty-file').length;
+}
+
+function mountArgs(m: Exclude<Mount, { op: 'empty-file' }>): string[] {
   switch (m.op) {
     case 'bind':
     case 'ro-bind':
       return [`--${m.op}${m.optional ? '-try' : ''}`, m.src, m.dest];
     case 'tmpfs':
       return [...(m.size ? ['--size', String(m.size)] : []), '--tmpfs', m.dest];
-    case 'empty-file':
-      if (opts.emptyFd === undefined) throw new Error('an empty-file mount needs emptyFd');
-      return ['--perms', '0444', '--ro-bind-data', String(opts.emptyFd), m.dest];
     case 'symlink':
       return ['--symlink', m.target, m.dest];
     case 'dir':

@@ -195,7 +195,7 @@ async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
 export function pathCandidates(word: string): string[] {
   const out = [word];
   const eq = word.indexOf('=');
-  if (eq > 0) out.push(word.slice(eq + 1));
+  if (eq > 0 && (word.startsWith('-') || /^[A-Za-z_][\w.-]*=/.test(word))) out.push(word.slice(eq + 1));
   if (/^-[^-]/.test(word) && eq < 0) {
     for (let i = 2; i < word.length; i++) {
       const rest = word.slice(i);

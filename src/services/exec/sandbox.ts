@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Readable } from 'node:stream';
-import { findBwrap, bwrapArgs, INSTALL_HINT, probeBwrap, systemLayout } from './bwrap.ts';
+import { bwrapArgs, emptyFdCount, findBwrap, INSTALL_HINT, probeBwrap, systemLayout } from './bwrap.ts';
 import { sandboxMounts, type PathFact, type SystemLayout, type TreeSpec } from './mounts.ts';
 import { countNamespaceProcesses, findPidsCgroupBase, PidsCgroup, watchLimit } from './pids.ts';
 import type { Confinement } from './process.ts';
@@ -34,6 +34,8 @@ export interface SandboxRequest {
   /** Absolute path of the program, and its arguments. */
   file: string;
   args: readonly string[];
+  /** The name the program was given by (looked up in the same fixed PATH inside, so it is the same file). */
+  argv0?: string;
   /** Working folder (inside the tree, or / without one). */
   cwd: string;
   /** Every program file the run starts (bound read-only when outside the system folders). */
@@ -124,11 +126,12 @@ export class Sandbox {
     if (fileSize > 0) inner.push(`--fsize=${fileSize}`);
     // Inside the new user namespace RLIMIT_NPROC counts only the sandbox (plus bwrap's init).
     if (processes > 0 && !this.isRoot) inner.push(`--nproc=${processes + 1}`);
-    inner.push('--', req.file, ...req.args);
-    const args = [...bwrapArgs(mounts, { network: req.network, cwd: req.cwd, emptyFd: INFO_FD + 1, infoFd: INFO_FD }), ...inner];
+    // A bare name keeps argv[0] (and messages such as "ls: ...") as typed.
+    inner.push('--', req.argv0 && !req.argv0.includes('/') ? req.argv0 : req.file, ...req.args);
+    const args = [...bwrapArgs(mounts, { network: req.network, cwd: req.cwd, firstEmptyFd: INFO_FD + 1, infoFd: INFO_FD }), ...inner];
 
     const cgroup = processes > 0 && probed.cgroupBase ? await PidsCgroup.create(probed.cgroupBase, processes + BWRAP_PROCESSES) : undefined;
-    const confinement = limitWatcher(processes, cgroup, probed.emptyFd);
+    const confinement = limitWatcher(processes, cgroup, Array<number>(emptyFdCount(mounts)).fill(probed.emptyFd));
     if (!cgroup) return { file: this.bwrap!, args, confinement };
     // The shell joins the cgroup and becomes bwrap, so nothing of the sandbox starts outside it.
     return { file: SH, args: ['-c', 'echo $$ > "$0" && exec "$@"', cgroup.procsFile, this.bwrap!, ...args], confinement };
@@ -136,15 +139,15 @@ export class Sandbox {
 }
 
 /**
- * The confinement of one run: the info pipe (fd 3) and the empty-file source (fd 4), and the
+ * The confinement of one run: the info pipe (fd 3) and the empty-file sources (fd 4, ...), and the
  * watchdog that stops the run when the process limit is reached.
  */
-function limitWatcher(limit: number, cgroup: PidsCgroup | undefined, emptyFd: number): Confinement {
+function limitWatcher(limit: number, cgroup: PidsCgroup | undefined, emptyFds: number[]): Confinement {
   let unwatch: (() => void) | undefined;
   let ended = false;
   return {
-    // fd 3 and fd 4 of bwrap.
-    stdio: ['pipe', emptyFd],
+    // fd 3, then one fd per empty-file mask.
+    stdio: ['pipe', ...emptyFds],
     started(child: ChildProcess, stop) {
       if (cgroup && limit > 0) unwatch = watchLimit(() => cgroup.limitHit(), () => stop('process limit'));
       // Without a cgroup: count the processes of the sandbox's PID namespace (bwrap's init aside).
