@@ -18,6 +18,8 @@ export interface SandboxOptions {
   bwrap?: string | null;
   /** Run commands and hooks without a sandbox (fm serve --exec-unsandboxed). */
   unsandboxed?: boolean;
+  /** Hold the process limit with a pids cgroup when one is writable (default true). */
+  cgroups?: boolean;
 }
 
 /** Per-run limits from the settings; 0 means none. */
@@ -71,12 +73,14 @@ const SH = '/bin/sh';
 export class Sandbox {
   readonly unsandboxed: boolean;
   readonly bwrap: string | undefined;
+  private readonly cgroups: boolean;
   private probed?: Promise<Probed>;
   private readonly isRoot = process.getuid?.() === 0;
 
   constructor(opts: SandboxOptions = {}) {
     this.unsandboxed = Boolean(opts.unsandboxed);
     this.bwrap = opts.bwrap === null ? undefined : (opts.bwrap ?? findBwrap());
+    this.cgroups = opts.cgroups ?? true;
   }
 
   private probe(): Promise<Probed> {
@@ -85,7 +89,8 @@ export class Sandbox {
       let problem = await probeBwrap(this.bwrap, layout);
       if (!problem && !fs.existsSync(PRLIMIT)) problem = `${PRLIMIT} is missing (Debian package util-linux)`;
       if (problem) return { problem, layout };
-      return { layout, cgroupBase: await findPidsCgroupBase(), emptyFd: fs.openSync('/dev/null', 'r') };
+      const cgroupBase = this.cgroups ? await findPidsCgroupBase() : undefined;
+      return { layout, cgroupBase, emptyFd: fs.openSync('/dev/null', 'r') };
     })();
     return this.probed;
   }
