@@ -42,6 +42,16 @@ describe('exec without bubblewrap', () => {
     expect(ok.code, ok.stderr).toBe(0);
   });
 
+  it('SANDBOX: fm config set sets the network and the limits of the sandbox', async () => {
+    const set = await runFm(['config', 'set', '--exec-network', '--exec-max-memory', '256MiB', '--exec-max-file-size', '1MiB', '--exec-max-processes', '9', '-d', db]);
+    expect(set.code, set.stderr).toBe(0);
+    const s = JSON.parse((await runFm(['config', 'cat', '--json', '-d', db])).stdout);
+    expect(s).toMatchObject({ execNetwork: true, execMaxMemory: 256 * 1024 ** 2, execMaxFileSize: 1024 ** 2, execMaxProcesses: 9 });
+    expect((await runFm(['config', 'cat', '-d', db])).stdout).toMatch(/^exec max processes:\s+9$/m);
+    expect((await runFm(['config', 'set', '--exec-max-processes', 'many', '-d', db])).code).toBe(2);
+    expect((await runFm(['config', 'set', '--no-exec-network', '--exec-max-processes', '128', '-d', db])).code).toBe(0);
+  });
+
   it('SANDBOX: fm serve with exec on refuses to start without bubblewrap; --exec-unsandboxed starts it, with a warning', async () => {
     await expect(startFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap } })).rejects.toThrow(/exited with 1[\s\S]*install the Debian package bubblewrap/);
     const fm = await startFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap }, args: ['--exec-unsandboxed'] });
