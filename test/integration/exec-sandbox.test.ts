@@ -244,6 +244,19 @@ describe('the command sandbox', () => {
     expect(w.lines).toEqual(['x']);
   });
 
+  it('SANDBOX: closing the socket kills the whole sandbox, processes that left the session included', async () => {
+    let pids: number[] = [];
+    await runCommand(fm, '/api/command/', bash('setsid sleep 987311 & (sleep 987312 &) ; sleep 987313'), {
+      token: alice.token,
+      onOpen: (ws) => {
+        const all = () => ['987311', '987312', '987313'].flatMap((a) => sleepPids(a));
+        void waitFor(() => (pids = all()).length === 3, 'three sleeps').then(() => ws.terminate());
+      },
+    });
+    expect(pids).toHaveLength(3);
+    await waitFor(() => pids.every((p) => !alive(p)), 'every sleep to be killed');
+  });
+
   describe('limits', () => {
     afterAll(async () => {
       await setSettings(admin, { shell: [], execMaxProcesses: 128, execMaxFileSize: 1024 ** 3, execMaxMemory: 1024 ** 3 });
