@@ -2,6 +2,8 @@
  * Command execution: the runner behind `GET /api/command/{path}`, the event hooks and the auth
  * hook all go through here. See docs/exec.md for what is refused and why.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { AllowlistOptions } from '../settings.ts';
 import { FmError } from '../../errors.ts';
 import type { Settings } from '../../api/settings.ts';
@@ -128,15 +130,17 @@ export class ExecService {
 
   /**
    * Runs a program from an argv-only line (the auth hook): no shell, scrubbed environment plus
-   * `env`, a time limit, in a sandbox with none of the served files (only the program itself);
-   * returns the exit code and the first 64 KiB of stdout.
+   * `env`, a time limit, in a sandbox with none of the served files: only the program and the
+   * existing files the line names by absolute path (a script for an interpreter), read-only.
+   * Returns the exit code and the first 64 KiB of stdout.
    */
   async runArgv(line: string, env: Record<string, string>, timeoutMs: number, settings: Settings): Promise<{ code: number; stdout: string }> {
     const argv = await parseArgv(line);
     const file = await resolveProgram(argv[0]);
     let stdout = '';
     const limits = { timeoutMs, maxOutputBytes: 1024 * 1024 };
-    const spec = await this.spec(file, argv.slice(1), argv[0], '/', [file], { env: { ...this.env('/'), ...env }, settings, limits });
+    const named = argv.slice(1).filter((a) => path.isAbsolute(a) && isPlainFile(a, this.gate));
+    const spec = await this.spec(file, argv.slice(1), argv[0], '/', [file, ...named], { env: { ...this.env('/'), ...env }, settings, limits });
     const proc = new RunningProcess(spec, {
       line: (l, stream) => {
         if (stream === 'stdout' && stdout.length < 64 * 1024) stdout += `${l}\n`;
@@ -152,6 +156,15 @@ export class ExecService {
   logResult(what: string, result: ProcessResult): void {
     const how = result.error ? `could not start (${result.error})` : `exit ${result.code}${result.reason ? ` (${result.reason})` : ''}`;
     this.log.info(`${what}: ${how}`);
+  }
+}
+
+/** A regular file that is not one of fm's own. */
+function isPlainFile(abs: string, gate: Gate): boolean {
+  try {
+    return fs.statSync(abs).isFile() && !gate.isProtected(fs.realpathSync(abs));
+  } catch {
+    return false;
   }
 }
 
