@@ -15,6 +15,8 @@ import { expectRefused, runCommand, setSettings, sleepPids, waitFor, type WsResu
 
 const PASSWORD = 'a-long-test-password-1';
 const COMMANDS = ['mkdir', 'ln', 'grep', 'cat', 'ls', 'cp', 'sort', 'dd', 'curl', 'echo', 'yes', 'sleep', 'wc', 'bash'];
+/** A fork bomb for the limit test (see there). */
+const BOMB = 'b(){ if [ $1 -gt 0 ]; then b $(($1-1)) & b $(($1-1)) & fi; sleep 987301; }; b 9';
 const RW = { execute: true, create: true, rename: true, modify: true, delete: true, download: true, share: false, admin: false };
 
 /** Creates a user whose allowlist may hold launchers (the admin forces them), and logs in. */
@@ -264,7 +266,9 @@ describe('the command sandbox', () => {
 
     it('SANDBOX: a fork bomb is stopped at the process limit, and nothing of it survives', async () => {
       await setSettings(admin, { execMaxProcesses: 16 });
-      const r = await run('/', bash(':(){ :|:& };:; sleep 987301'));
+      // Every process forks two until depth 9 (1023 in all): a bomb, bounded so that a machine
+      // without a pids cgroup (where only a poll stops it) cannot be taken down by the test.
+      const r = await run('/', bash(BOMB));
       expect(r.final, output(r)).toMatchObject({ type: 'exit', reason: 'process limit' });
       expect(r.lines).toContain('fm: the command was stopped: process limit reached');
       await waitFor(() => sleepPids('987301').length === 0, 'the sandbox to be gone');
@@ -348,7 +352,7 @@ function bombs(): number[] {
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(':(){ :|:& };:; sleep 987301') && alive(Number(entry))) pids.push(Number(entry));
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(BOMB) && alive(Number(entry))) pids.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }

@@ -181,10 +181,14 @@ describe('bwrapArgs', () => {
 });
 
 describe('cgroupCandidates', () => {
-  it('a v1 pids hierarchy at fm\'s own place; in v2 the parent of fm\'s cgroup (or the root)', () => {
+  it('a v1 pids hierarchy at fm\'s own place; in v2 the parent of fm\'s cgroup, then the root', () => {
     const v1 = '12:memory:/x\n8:pids:/user.slice/fm.service\n0::/user.slice/fm.service\n';
     expect(cgroupCandidates(v1, undefined)).toEqual([{ dir: '/sys/fs/cgroup/pids/user.slice/fm.service', version: 1 }]);
-    expect(cgroupCandidates('0::/system.slice/fm.service/serve\n', '/sys/fs/cgroup')).toEqual([{ dir: '/sys/fs/cgroup/system.slice/fm.service', version: 2 }]);
+    expect(cgroupCandidates('0::/system.slice/fm.service/serve\n', '/sys/fs/cgroup')).toEqual([
+      { dir: '/sys/fs/cgroup/system.slice/fm.service', version: 2 },
+      { dir: '/sys/fs/cgroup', version: 2 },
+    ]);
+    expect(cgroupCandidates('0::/fm.service\n', '/sys/fs/cgroup')).toEqual([{ dir: '/sys/fs/cgroup', version: 2 }]);
     expect(cgroupCandidates('0::/\n', '/sys/fs/cgroup')).toEqual([{ dir: '/sys/fs/cgroup', version: 2 }]);
     expect(cgroupCandidates('4:cpu,pids:/\n', undefined)).toEqual([{ dir: '/sys/fs/cgroup/pids', version: 1 }]);
   });

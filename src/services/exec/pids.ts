@@ -19,8 +19,9 @@ export interface CgroupCandidate {
 
 /**
  * Where fm could make pids cgroups, from /proc/self/cgroup: its own place in a v1 pids
- * hierarchy, or in v2 the parent of its own cgroup (fm's process sits in a leaf; the parent is
- * the delegated subtree), or the root when fm is in the root cgroup. Pure.
+ * hierarchy; in v2 the parent of its own cgroup (fm's process sits in a leaf; the parent is
+ * the delegated subtree), then the root of the hierarchy (only root may write there; it is
+ * exempt from the rule that a cgroup with processes cannot hand controllers down). Pure.
  */
 export function cgroupCandidates(procSelfCgroup: string, v2Mount: string | undefined, mountRoot = '/sys/fs/cgroup'): CgroupCandidate[] {
   const out: CgroupCandidate[] = [];
@@ -29,7 +30,10 @@ export function cgroupCandidates(procSelfCgroup: string, v2Mount: string | undef
     if (!m) continue;
     const [, id, controllers, own] = m;
     if (id !== '0' && controllers.split(',').includes('pids')) out.push({ dir: trimSlash(path.posix.join(mountRoot, 'pids', own)), version: 1 });
-    if (id === '0' && controllers === '' && v2Mount) out.push({ dir: trimSlash(path.posix.join(v2Mount, own === '/' ? '/' : path.posix.dirname(own))), version: 2 });
+    if (id === '0' && controllers === '' && v2Mount) {
+      out.push({ dir: trimSlash(path.posix.join(v2Mount, own === '/' ? '/' : path.posix.dirname(own))), version: 2 });
+      if (path.posix.dirname(own) !== '/') out.push({ dir: trimSlash(v2Mount), version: 2 });
+    }
   }
   return out;
 }
