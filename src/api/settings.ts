@@ -80,6 +80,14 @@ export const SettingsSchema = z.object({
   fileMode: z.number().int().min(0).max(0o777).default(0o640),
   dirMode: z.number().int().min(0).max(0o777).default(0o750),
   enableExec: z.boolean().default(false),
+  /** Commands and hooks may use the network (their sandbox then shares the host's). */
+  execNetwork: z.boolean().default(false),
+  /** Address space of each command or hook process in bytes (RLIMIT_AS), also the size of its /tmp; 0 = no limit. */
+  execMaxMemory: z.number().int().nonnegative().default(1024 ** 3),
+  /** Largest file a command or hook may write in bytes (RLIMIT_FSIZE); 0 = no limit. */
+  execMaxFileSize: z.number().int().nonnegative().default(1024 ** 3),
+  /** Processes and threads of one command or hook, everything it starts included; 0 = no limit. */
+  execMaxProcesses: z.number().int().nonnegative().default(128),
   enableThumbnails: z.boolean().default(true),
   resizePreview: z.boolean().default(true),
   /** Largest accepted upload in bytes; 0 means no limit. */

@@ -94,6 +94,11 @@ export function addSettingsOptions(cmd: Command): Command {
     .addOption(new Option('--shell <command>', 'shell that runs command lines, e.g. "bash -c" ("" = none: argv only)').argParser(parseWords))
     .option('--exec', 'enable command execution (commands and hooks)')
     .option('--no-exec', 'disable command execution')
+    .option('--exec-network', 'let commands and hooks use the network')
+    .option('--no-exec-network', 'commands and hooks run without network (default)')
+    .addOption(new Option('--exec-max-memory <size>', 'memory limit of each command process, e.g. 1GiB (0 = none)').argParser(size(0)))
+    .addOption(new Option('--exec-max-file-size <size>', 'largest file a command may write, e.g. 1GiB (0 = none)').argParser(size(0)))
+    .addOption(new Option('--exec-max-processes <n>', 'processes and threads of one command (0 = no limit)').argParser(intIn(0, 1_000_000)))
     .option('--thumbnails', 'generate image thumbnails')
     .option('--no-thumbnails', 'serve images without thumbnails')
     .option('--resize-preview', 'resize large images for the preview')
@@ -130,6 +135,10 @@ export interface SettingsFlagValues extends UserFlagValues {
   uploadExpiry?: number;
   shell?: string[];
   exec?: boolean;
+  execNetwork?: boolean;
+  execMaxMemory?: number;
+  execMaxFileSize?: number;
+  execMaxProcesses?: number;
   thumbnails?: boolean;
   resizePreview?: boolean;
   fileMode?: number;
@@ -160,6 +169,10 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
   assign(next, 'logoutPage', o.logoutPage);
   assign(next, 'shell', o.shell);
   assign(next, 'enableExec', o.exec);
+  assign(next, 'execNetwork', o.execNetwork);
+  assign(next, 'execMaxMemory', o.execMaxMemory);
+  assign(next, 'execMaxFileSize', o.execMaxFileSize);
+  assign(next, 'execMaxProcesses', o.execMaxProcesses);
   assign(next, 'enableThumbnails', o.thumbnails);
   assign(next, 'resizePreview', o.resizePreview);
   assign(next, 'fileMode', o.fileMode);

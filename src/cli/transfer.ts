@@ -65,6 +65,10 @@ const SETTINGS_FIELDS = [
   'dirMode',
   'maxUploadSize',
   'uploadExpiry',
+  'execNetwork',
+  'execMaxMemory',
+  'execMaxFileSize',
+  'execMaxProcesses',
 ] as const;
 /** Settings that filebrowser keeps in its `server` record. */
 const SERVER_FIELDS = ['enableThumbnails', 'resizePreview', 'enableExec'] as const;

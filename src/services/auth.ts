@@ -12,7 +12,7 @@ import { checkPassword } from './passwords.ts';
 import { cleanScope } from './scope.ts';
 import { SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
-import { ExecService } from './exec/index.ts';
+import type { ExecService } from './exec/index.ts';
 import { addressKey, buildBlockList, isInList } from './addresses.ts';
 
 export interface AuthOptions {
@@ -59,6 +59,7 @@ export class AuthService {
     private readonly users: UserService,
     readonly options: AuthOptions,
     private readonly log: Logger,
+    private readonly exec: ExecService,
   ) {
     this.trusted = buildBlockList(options.trustedProxies);
     const limit = options.signupLimit ?? SIGNUP_THROTTLE.lockAfter;
@@ -195,7 +196,7 @@ export class AuthService {
    */
   private async hookLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
     if (!settings.auth.command.trim()) throw new ForbiddenError('the auth hook is not configured');
-    const out = await runHook(settings.auth.command, { USERNAME: req.username, PASSWORD: req.password });
+    const out = await runHook(this.exec, settings, settings.auth.command, { USERNAME: req.username, PASSWORD: req.password });
     if (out.code !== 0) {
       this.log.warn(`auth hook ${out.error ? `refused: ${out.error}` : `exited with ${out.code}`} for user ${JSON.stringify(req.username)}`);
       return undefined;
@@ -257,12 +258,14 @@ async function verifyRecaptcha(host: string, secret: string, response: string): 
  * shell), scrubbed environment plus `env`, a time limit. Any refusal or failure is code -1.
  */
 export async function runHook(
+  exec: ExecService,
+  settings: Settings,
   line: string,
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<{ code: number; stdout: string; error?: string }> {
   try {
-    return await ExecService.runArgv(line, env, timeoutMs);
+    return await exec.runArgv(line, env, timeoutMs, settings);
   } catch (err) {
     return { code: -1, stdout: '', error: (err as Error).message };
   }

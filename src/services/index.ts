@@ -14,7 +14,7 @@ import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
-import { DEFAULT_LIMITS, ExecService, validateExecSettings, type ExecLimits } from './exec/index.ts';
+import { DEFAULT_LIMITS, ExecService, Sandbox, validateExecSettings, type ExecLimits, type SandboxOptions } from './exec/index.ts';
 import { ExecHookRunner } from './exec/hooks.ts';
 import type { AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
@@ -35,6 +35,8 @@ export interface ServiceOptions {
   cacheDir?: string;
   /** Limits of each command run and hook (default: 10 minutes, 10 MiB of output). */
   exec?: Partial<ExecLimits>;
+  /** Where bwrap is (default: looked up in PATH) and whether to run unsandboxed (`--exec-unsandboxed`). */
+  sandbox?: SandboxOptions;
 }
 
 export interface Services {
@@ -96,7 +98,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
   const events = new FileEvents(options.log);
-  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec });
+  const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec }, new Sandbox(options.sandbox));
   const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
@@ -113,13 +115,13 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     search: createSearchService(gate, searchIndex),
     hooks: new ExecHookRunner(repos, gate, exec, options.log),
     exec,
-    validateSettings: validateExecSettings,
+    validateSettings: (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox),
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
     uploads: createUploads(options, gate, closers, () => services),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
-    auth: new AuthService(repos, users, options.auth, options.log),
+    auth: new AuthService(repos, users, options.auth, options.log, exec),
     users,
     options,
     log: options.log,

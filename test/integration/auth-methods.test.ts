@@ -147,7 +147,10 @@ describe('AUTH hook (EXEC: argv only, no shell)', () => {
       : [];
 
   beforeAll(async () => {
-    fm = await startFm();
+    // The hook records its calls in a log outside anything its sandbox mounts: this suite is
+    // about argv and the environment, so it runs hooks unsandboxed (hooks.test.ts runs the
+    // auth hook in its sandbox).
+    fm = await startFm({ args: ['--exec-unsandboxed'] });
     admin = await adminClient(fm);
     await createUser(admin, fm, 'passer', {}, 'passer-local-password');
     log = path.join(fm.home, 'hook.log');

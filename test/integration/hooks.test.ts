@@ -22,6 +22,7 @@ const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures', 'hooks');
 const RECORD = quote(path.join(FIXTURES, 'record-env.sh'));
 const FAIL = quote(path.join(FIXTURES, 'fail.sh'));
 const AUTH = quote(path.join(FIXTURES, 'auth.sh'));
+const PROBE = quote(path.join(FIXTURES, 'auth-probe.sh'));
 
 async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -109,7 +110,7 @@ describe('event hooks', () => {
       const env = readEnvFile(path.join(scope, `.hook-${trigger}.env`));
       expect(env).toMatchObject({ FILE: file, DESTINATION: destination, SCOPE: scope, TRIGGER: trigger, USERNAME: 'alice' });
       expect(env.PATH).toBe('/usr/local/bin:/usr/bin:/bin');
-      expect(env.HOME).toBe(scope);
+      expect(env.HOME).toBe('/tmp/home');
       expect(Object.keys(env).filter((k) => k.startsWith('FM_'))).toEqual([]);
       expect(JSON.stringify(env)).not.toContain('must-not-reach-hooks');
     }
@@ -210,6 +211,19 @@ describe('event hooks', () => {
       const evil = await login('$(touch pwned)', '`touch pwned2`; touch pwned3');
       expect(evil).toBeInstanceOf(ForbiddenError);
       expect(fs.readdirSync(process.cwd()).filter((f) => f.startsWith('pwned'))).toEqual([]);
+    });
+
+    it("EXEC: the auth hook runs sandboxed: neither the served root nor fm's database is there", async () => {
+      const s = await services.repos.settings.get();
+      const db = path.join(home, 'fm.db');
+      expect(fs.existsSync(`${db}-wal`)).toBe(true);
+      await services.repos.settings.save({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${PROBE} ${db} ${db}-wal ${root} ${scope}` } });
+      services.auth.throttle.succeed(['user:prober', 'ip:127.0.0.1']);
+      expect(((await login('prober', 'x')) as UserRecord).username).toBe('prober');
+      // The probe does see what exists (its own script, system files), so it can fail.
+      await services.repos.settings.save({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${PROBE} /etc/passwd` } });
+      expect(await login('prober2', 'x')).toBeInstanceOf(ForbiddenError);
+      await services.repos.settings.save({ ...s, authMethod: 'json' });
     });
 
     it('EXEC: an auth hook command with shell syntax is refused (login fails)', async () => {

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { UsageError } from '../../errors.ts';
-import { action, databasePath } from '../run.ts';
+import { action, databasePath, ExitError } from '../run.ts';
 import { packageRoot } from '../../paths.ts';
 import { VERSION } from '../../version.ts';
 import type { Logger } from '../../services/context.ts';
+import type { Services } from '../../services/index.ts';
 
 interface ServeOptions {
   root?: string;
@@ -26,6 +27,7 @@ interface ServeOptions {
   cacheDir?: string;
   execTimeout: string;
   execMaxOutput: string;
+  execUnsandboxed?: boolean;
 }
 
 export function serveCommand(): Command {
@@ -57,6 +59,11 @@ export function serveCommand(): Command {
     .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
     .addOption(new Option('--exec-timeout <duration>', 'time limit of each command run and hook').env('FM_EXEC_TIMEOUT').default('10m'))
     .addOption(new Option('--exec-max-output <bytes>', 'output limit of each command run and hook (e.g. 10M)').env('FM_EXEC_MAX_OUTPUT').default('10M'))
+    .addOption(
+      new Option('--exec-unsandboxed', 'DANGEROUS: run commands and hooks without the bubblewrap sandbox (they can then read anything fm can)').env(
+        'FM_EXEC_UNSANDBOXED',
+      ),
+    )
     .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
     .action(
       action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
@@ -86,6 +93,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
   // commander turns a boolean flag on whenever its variable is set, even to "false".
   const noauth = cmd.getOptionValueSource('noauth') === 'env' ? envFlag('FM_NOAUTH') : Boolean(opts.noauth);
+  const unsandboxed = cmd.getOptionValueSource('execUnsandboxed') === 'env' ? envFlag('FM_EXEC_UNSANDBOXED') : Boolean(opts.execUnsandboxed);
   const trustedProxies = opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
   try {
     buildBlockList(trustedProxies);
@@ -141,8 +149,10 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     dataDir: path.dirname(db.file),
     cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
     exec: { timeoutMs: execTimeout * 1000, maxOutputBytes: execMaxOutput },
+    sandbox: { unsandboxed },
   });
   const settings = await ensureSettings(services.repos);
+  await checkSandbox(services, log);
   const admin = await ensureAdmin(services.repos, services.users);
   if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
   const provisioning = provisioningProblem(settings, services.auth.method(settings));
@@ -186,6 +196,25 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     })();
   };
   if (pendingSignal) stopNow(pendingSignal);
+}
+
+/**
+ * Commands and hooks run only in the bubblewrap sandbox: with exec (or the auth hook) on and no
+ * working bwrap, fm refuses to start unless the admin chose --exec-unsandboxed, which is
+ * announced loudly.
+ */
+async function checkSandbox(services: Services, log: Logger): Promise<void> {
+  const settings = await services.repos.settings.get();
+  const sandbox = services.exec.sandbox;
+  const needed = settings.enableExec || settings.authMethod === 'hook';
+  if (sandbox.unsandboxed) {
+    log.warn('--exec-unsandboxed: commands and hooks run WITHOUT a sandbox, with every right fm has (see docs/exec.md)');
+    return;
+  }
+  if (!needed) return;
+  const refusal = await sandbox.refusal();
+  if (refusal) throw new ExitError(1, `${settings.enableExec ? 'command execution is on' : 'the auth method is hook'}, but ${refusal}; or turn it off (${settings.enableExec ? 'fm config set --no-exec' : 'fm config set --auth-method json'})`);
+  services.log.info(`exec: sandboxed by ${sandbox.bwrap} (process limit: ${await sandbox.processLimitMode()})`);
 }
 
 /** A boolean environment variable: true/1/yes/on or false/0/no/off/empty; anything else is a usage error. */

@@ -8,6 +8,11 @@
  * Before the upgrade: the Origin must be this server's own (no cross-site WebSocket, GHSA-72wf-
  * hwcq-65h9) and the user must be signed in (`auth` cookie or `X-Auth`): otherwise the HTTP
  * answer is 403 or 401 and no socket opens.
+ *
+ * The database may change under an open socket (the CLI is another process): the user and the
+ * settings are read afresh on the upgrade and before the run, and while sockets are open a poll
+ * closes those whose user lost the right to run commands (exec turned off, execute removed,
+ * user deleted, session revoked by a password change), stopping their runs.
  */
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -15,7 +20,7 @@ import type Koa from 'koa';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { FmError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
-import { CommandRefusedError, scrubbedEnv, type ProcessResult, type RunningProcess } from '../../services/exec/index.ts';
+import { CommandRefusedError, type ProcessResult, type RunningProcess } from '../../services/exec/index.ts';
 import { requestSettings, resolveUser } from '../middleware/auth.ts';
 import { errorBody } from '../middleware/errors.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
@@ -32,11 +37,24 @@ const FIRST_FRAME_MS = 60_000;
 const HIGH_WATER = 1024 * 1024;
 /** Commands one user may run at the same time. */
 const MAX_RUNS_PER_USER = 4;
+/** How often open sockets are checked against the database. */
+const RECHECK_MS = 250;
 
 interface Runs {
   all: Set<RunningProcess>;
   /** Running commands per user id. */
   perUser: Map<number, number>;
+  /** Open sockets, checked every RECHECK_MS while there are any. */
+  sessions: Set<Session>;
+  recheck?: NodeJS.Timeout;
+}
+
+interface Session {
+  ws: WebSocket;
+  ctx: FmContext;
+  userId: number;
+  /** Stops the socket's run, once it has one. */
+  stop?: () => void;
 }
 
 export interface CommandRunner {
@@ -49,7 +67,7 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
   // ws is loaded on the first upgrade, not at start-up (most instances never run a command).
   let wss: WebSocketServer | undefined;
   const loadWss = async () => (wss ??= new (await import('ws')).WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }));
-  const runs: Runs = { all: new Set(), perUser: new Map() };
+  const runs: Runs = { all: new Set(), perUser: new Map(), sessions: new Set() };
   const prefix = `${baseURL}${PREFIX}`;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (req.url ?? '/').split('?')[0];
@@ -66,6 +84,7 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
   });
   return {
     async close() {
+      clearInterval(runs.recheck);
       const stopping = [...runs.all];
       for (const p of stopping) p.stop('cancelled');
       const server = wss;
@@ -94,6 +113,7 @@ async function handleUpgrade(
   const ctx = app.createContext(req, new http.ServerResponse(req)) as FmContext;
   if (baseURL) ctx.path = ctx.path.slice(baseURL.length) || '/';
   try {
+    await services.repos.db.refresh();
     await resolveUser(ctx);
   } catch (err) {
     if (err instanceof FmError) {
@@ -109,6 +129,8 @@ async function handleUpgrade(
 function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs): void {
   const user = ctx.state.user!;
   const timer = setTimeout(() => refuse(ws, 'no command line was sent'), FIRST_FRAME_MS);
+  const open: Session = { ws, ctx, userId: user.id };
+  watchSession(runs, services, open);
   ws.on('error', () => ws.terminate());
   ws.on('close', () => clearTimeout(timer));
   ws.once('message', (data: RawData, isBinary: boolean) => {
@@ -118,26 +140,29 @@ function session(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs):
       return;
     }
     const line = rawToString(data);
-    void run(ws, ctx, services, runs, line).catch((err) => {
+    void run(open, services, runs, line).catch((err) => {
       services.log.error(`command runner (${user.username}): ${(err as Error).message}`);
       sendFinal(ws, { type: 'error', message: 'internal error' }, 1011, 'internal error');
     });
   });
 }
 
-async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs, line: string): Promise<void> {
+async function run(open: Session, services: Services, runs: Runs, line: string): Promise<void> {
+  const { ws, ctx } = open;
   const user = ctx.state.user!;
   let what = `command ${JSON.stringify(line)} by ${user.username}`;
   let plan;
   let access;
+  let settings;
   try {
     const folder = pathAfter(ctx, PREFIX).path;
     what += ` in ${folder}`;
     // Re-read: the user or the settings may have changed while the socket waited.
-    ctx.state.settings = undefined;
-    const settings = await requestSettings(ctx);
+    const withdrawn = await accessWithdrawn(ctx, services, user.id);
+    if (withdrawn) throw new CommandRefusedError(withdrawn);
+    settings = await requestSettings(ctx);
     access = await userAccess(ctx);
-    plan = await services.exec.prepareRun(user, settings, access, folder, line);
+    plan = await services.exec.prepareRun(ctx.state.user!, settings, access, folder, line);
   } catch (err) {
     if (err instanceof CommandRefusedError || err instanceof FmError) {
       services.log.info(`${what}: refused: ${err.message}`);
@@ -152,40 +177,107 @@ async function run(ws: WebSocket, ctx: FmContext, services: Services, runs: Runs
     refuse(ws, `you already run ${running} commands; wait for one to finish`);
     return;
   }
-  const env = scrubbedEnv(access.rootReal, { PWD: plan.cwd });
+  const env = services.exec.env(access.rootReal, { PWD: plan.cwd });
   let draining: NodeJS.Timeout | undefined;
-  const proc = services.exec.start(plan, env, {
-    line: (text) => {
-      if (ws.readyState !== ws.OPEN) return;
-      ws.send(text);
-      if (!draining && ws.bufferedAmount > HIGH_WATER) {
-        proc.pause();
-        draining = setInterval(() => {
-          if (ws.bufferedAmount < HIGH_WATER / 4 || ws.readyState !== ws.OPEN) {
-            clearInterval(draining);
-            draining = undefined;
-            proc.resume();
-          }
-        }, 20);
-      }
-    },
-  });
   runs.perUser.set(user.id, running + 1);
+  const finished = () => {
+    const left = (runs.perUser.get(user.id) ?? 1) - 1;
+    if (left > 0) runs.perUser.set(user.id, left);
+    else runs.perUser.delete(user.id);
+  };
+  let proc: RunningProcess;
+  try {
+    proc = await services.exec.start(plan, { env, settings, tree: services.exec.userTree(access) }, {
+      line: (text) => {
+        if (ws.readyState !== ws.OPEN) return;
+        ws.send(text);
+        if (!draining && ws.bufferedAmount > HIGH_WATER) {
+          proc.pause();
+          draining = setInterval(() => {
+            if (ws.bufferedAmount < HIGH_WATER / 4 || ws.readyState !== ws.OPEN) {
+              clearInterval(draining);
+              draining = undefined;
+              proc.resume();
+            }
+          }, 20);
+        }
+      },
+    });
+  } catch (err) {
+    finished();
+    if (!(err instanceof CommandRefusedError)) throw err;
+    services.log.info(`${what}: refused: ${err.message}`);
+    refuse(ws, err.message);
+    return;
+  }
   runs.all.add(proc);
+  open.stop = () => proc.stop('cancelled');
+  if (ws.readyState !== ws.OPEN) proc.stop('cancelled');
   ws.on('close', () => proc.stop('cancelled'));
   const result = await proc.done;
   runs.all.delete(proc);
-  const left = (runs.perUser.get(user.id) ?? 1) - 1;
-  if (left > 0) runs.perUser.set(user.id, left);
-  else runs.perUser.delete(user.id);
+  finished();
   if (draining) clearInterval(draining);
   services.exec.logResult(what, result);
   if (ws.readyState !== ws.OPEN) return;
-  if (result.reason === 'time limit' || result.reason === 'output limit') {
+  if (result.reason === 'time limit' || result.reason === 'output limit' || result.reason === 'process limit') {
     ws.send(`fm: the command was stopped: ${result.reason} reached`);
   }
   if (result.error) ws.send(`fm: the command could not start (${result.error})`);
   sendFinal(ws, exitFrame(result), 1000, `exit ${result.code}`);
+}
+
+/**
+ * Why this socket's user may no longer run commands, read afresh from the database (settings,
+ * the user, their session), or undefined when they still may.
+ */
+async function accessWithdrawn(ctx: FmContext, services: Services, userId: number): Promise<string | undefined> {
+  await services.repos.db.refresh();
+  ctx.state.settings = undefined;
+  const settings = await requestSettings(ctx);
+  if (!settings.enableExec) return 'command execution is disabled on this server';
+  try {
+    await resolveUser(ctx);
+  } catch (err) {
+    if (err instanceof FmError) return `you are no longer signed in (${err.message})`;
+    throw err;
+  }
+  const user = ctx.state.user!;
+  if (user.id !== userId) return 'you are no longer signed in (user no longer exists)';
+  if (!user.perm.admin && !user.perm.execute) return 'execute permission required';
+  return undefined;
+}
+
+/** Registers an open socket for the periodic check, which runs while any socket is open. */
+function watchSession(runs: Runs, services: Services, s: Session): void {
+  runs.sessions.add(s);
+  s.ws.on('close', () => {
+    runs.sessions.delete(s);
+    if (runs.sessions.size === 0) {
+      clearInterval(runs.recheck);
+      runs.recheck = undefined;
+    }
+  });
+  if (runs.recheck) return;
+  let busy = false;
+  runs.recheck = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    void (async () => {
+      for (const open of [...runs.sessions]) {
+        if (open.ws.readyState !== open.ws.OPEN) continue;
+        const why = await accessWithdrawn(open.ctx, services, open.userId);
+        if (why) {
+          services.log.info(`command runner (${open.ctx.state.user?.username ?? open.userId}): closed: ${why}`);
+          refuse(open.ws, why);
+          open.stop?.();
+        }
+      }
+    })()
+      .catch((err: Error) => services.log.error(`command runner: ${err.message}`))
+      .finally(() => (busy = false));
+  }, RECHECK_MS);
+  runs.recheck.unref();
 }
 
 function exitFrame(r: ProcessResult): Record<string, unknown> {

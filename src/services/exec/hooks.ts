@@ -2,7 +2,8 @@
  * The event hooks (settings.commands `before_`/`after_` × upload, save, rename, copy, delete).
  * A hook line is checked and run like a user's command (plan.ts: argv only, or the checked
  * subset through the configured shell), minus the allowlist and argument checks: the admin
- * wrote it. FILE, DESTINATION, SCOPE, TRIGGER and USERNAME reach it only through its
+ * wrote it. It runs in a sandbox that mounts the whole served root read-write (fm's own files
+ * masked), since a hook may work on any file the operation touches. FILE, DESTINATION, SCOPE, TRIGGER and USERNAME reach it only through its
  * environment; nothing is ever substituted into the line (filebrowser's GHSA-jvpw-637p-h3pw).
  */
 import { ForbiddenError, FmError } from '../../errors.ts';
@@ -12,7 +13,6 @@ import type { Access, Gate } from '../files/gate.ts';
 import type { HookContext, HookRunner } from '../hooks.ts';
 import type { ExecService } from './index.ts';
 import { planCommand } from './plan.ts';
-import { scrubbedEnv } from './process.ts';
 import { CommandRefusedError } from './syntax.ts';
 
 export class ExecHookRunner implements HookRunner {
@@ -71,7 +71,7 @@ export class ExecHookRunner implements HookRunner {
       if (err instanceof CommandRefusedError || err instanceof FmError) return fail(`${trigger} hook refused: ${err.message}`);
       throw err;
     }
-    const env = scrubbedEnv(ctx.scope, {
+    const env = this.exec.env(ctx.scope, {
       FILE: ctx.file,
       DESTINATION: ctx.destination ?? ctx.scope,
       SCOPE: ctx.scope,
@@ -79,14 +79,20 @@ export class ExecHookRunner implements HookRunner {
       USERNAME: ctx.user.username,
     });
     let firstError = '';
-    const proc = this.exec.start(plan, env, {
-      line: (text, stream) => {
-        if (stream === 'stderr') {
-          if (!firstError && text.trim()) firstError = text.trim();
-          this.log.warn(`${who}: ${text}`);
-        } else this.log.info(`${who}: ${text}`);
-      },
-    });
+    let proc;
+    try {
+      proc = await this.exec.start(plan, { env, settings, tree: this.exec.hookTree() }, {
+        line: (text, stream) => {
+          if (stream === 'stderr') {
+            if (!firstError && text.trim()) firstError = text.trim();
+            this.log.warn(`${who}: ${text}`);
+          } else this.log.info(`${who}: ${text}`);
+        },
+      });
+    } catch (err) {
+      if (err instanceof CommandRefusedError) return fail(`${trigger} hook refused: ${err.message}`);
+      throw err;
+    }
     if (plan.background) {
       void proc.done.then((r) => this.exec.logResult(`${who} in the background`, r));
       return;

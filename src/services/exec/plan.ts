@@ -40,6 +40,8 @@ export interface Plan {
   background: boolean;
   /** The programs the line runs, by the names the user gave. */
   programs: string[];
+  /** The absolute files the line runs (the shell included): a sandbox must show them. */
+  files: string[];
 }
 
 function refuse(message: string): never {
@@ -97,17 +99,19 @@ export async function planCommand(line: string, opts: PlanOptions): Promise<Plan
   const useShell = opts.shell.length > 0;
 
   const programs: string[] = [];
+  const files: string[] = [];
   const rendered = new Map<SimpleCommand, string>();
   for (const cmd of cmds) {
     const name = cmd.words[0].value;
     if (opts.purpose === 'run' && !(opts.allowlist ?? []).includes(name)) refuse(`"${name}" is not in your allowed commands`);
     const file = await resolveProgram(name);
     programs.push(name);
+    files.push(file);
     if (opts.purpose === 'run') for (const w of cmd.words.slice(1)) await checkArgument(w, opts);
     const redirs: string[] = [];
     for (const r of cmd.redirects) redirs.push(await renderRedirect(r, opts));
     if (!useShell) {
-      return { file, args: cmd.words.slice(1).map((w) => w.value), argv0: name, cwd: opts.cwd, background, programs };
+      return { file, args: cmd.words.slice(1).map((w) => w.value), argv0: name, cwd: opts.cwd, background, programs, files };
     }
     rendered.set(cmd, [quote(file), ...cmd.words.slice(1).map((w) => quote(w.value)), ...redirs].join(' '));
   }
@@ -119,7 +123,7 @@ export async function planCommand(line: string, opts: PlanOptions): Promise<Plan
     })
     .join('; ');
   const shellFile = await resolveProgram(opts.shell[0]);
-  return { file: shellFile, args: [...opts.shell.slice(1), script], argv0: opts.shell[0], cwd: opts.cwd, background, programs };
+  return { file: shellFile, args: [...opts.shell.slice(1), script], argv0: opts.shell[0], cwd: opts.cwd, background, programs, files: [...files, shellFile] };
 }
 
 /** Single-quotes a word for a POSIX shell. */
@@ -156,16 +160,10 @@ async function isExecutable(file: string): Promise<boolean> {
  * An argument that names an existing path must be one the gate lets this user read (scope,
  * rules, hidden dotfiles, links leaving the scope, fm's own files); absolute paths are refused
  * outright. The path is followed the way the kernel will follow it (a link, then `..`), not
- * lexically, so `link/../x` cannot step out. Options are checked too: the value of
- * `--opt=value`, and of `-fvalue` when it holds a `/`.
+ * lexically, so `link/../x` cannot step out. See `pathCandidates` for where paths may hide.
  */
 async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
-  const candidates = [w.value];
-  if (w.value.startsWith('-')) {
-    const eq = w.value.indexOf('=');
-    if (eq > 0) candidates.push(w.value.slice(eq + 1));
-    else if (!w.value.startsWith('--') && w.value.includes('/')) candidates.push(w.value.slice(2));
-  }
+  const candidates = pathCandidates(w.value);
   for (const c of candidates) {
     if (!c) continue;
     if (c.startsWith('/')) {
@@ -186,6 +184,29 @@ async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
       throw err;
     }
   }
+}
+
+/**
+ * The paths an argument may name: the word itself; the value of `--opt=value` and of
+ * `name=value` (dd's `if=`/`of=`); in a bundle of short options every rest that holds a `/` or
+ * is `..`, since any letter of `-vt/abs` or `-uo/abs` may be the one that takes a value; and the
+ * path of a `file:` URL.
+ */
+export function pathCandidates(word: string): string[] {
+  const out = [word];
+  const eq = word.indexOf('=');
+  if (eq > 0 && (word.startsWith('-') || /^[A-Za-z_][\w.-]*=/.test(word))) out.push(word.slice(eq + 1));
+  if (/^-[^-]/.test(word) && eq < 0) {
+    for (let i = 2; i < word.length; i++) {
+      const rest = word.slice(i);
+      if (rest.includes('/') || rest === '..') out.push(rest);
+    }
+  }
+  for (const c of [...out]) {
+    const url = /^file:(?:\/\/[^/]*)?(\/.*)?$/i.exec(c);
+    if (url) out.push(url[1] ?? '/');
+  }
+  return out;
 }
 
 /** Where `rel` leads from `dir` when the kernel resolves it: links are followed before `..`. */

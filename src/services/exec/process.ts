@@ -3,7 +3,7 @@
  * group, with a scrubbed environment, a time limit and an output limit, and streams its output
  * line by line. `kill` ends the whole group, so children the program started die with it.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import os from 'node:os';
 import type { Readable } from 'node:stream';
@@ -43,9 +43,21 @@ export interface ProcessSpec {
   cwd: string;
   env: Record<string, string>;
   limits: ExecLimits;
+  /** The sandbox's part of the run (sandbox.ts): extra fds, a watchdog, clean-up. */
+  confinement?: Confinement;
 }
 
-export type StopReason = 'time limit' | 'output limit' | 'cancelled';
+export type StopReason = 'time limit' | 'output limit' | 'process limit' | 'cancelled';
+
+/** What a sandbox adds to a run. */
+export interface Confinement {
+  /** stdio entries for fd 3, 4, ... of the child. */
+  stdio: Array<'pipe' | number>;
+  /** Called once the child is spawned; `stop` ends the run with a reason. */
+  started(child: ChildProcess, stop: (reason: StopReason) => void): void;
+  /** Called once the run is over (its processes and pipes are gone). */
+  ended(): void;
+}
 
 export interface ProcessResult {
   /** Exit status; 128 + the signal number when a signal ended the program; 127 when it could not start. */
@@ -73,7 +85,7 @@ export class RunningProcess {
       argv0: spec.argv0,
       cwd: spec.cwd,
       env: spec.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe', ...(spec.confinement?.stdio ?? [])],
       shell: false,
       // Its own process group, so that kill() reaches everything it starts.
       detached: true,
@@ -100,6 +112,7 @@ export class RunningProcess {
     }
     const timer = setTimeout(() => this.stop('time limit'), spec.limits.timeoutMs);
     timer.unref();
+    spec.confinement?.started(child, (reason) => this.stop(reason));
 
     this.done = new Promise<ProcessResult>((resolve) => {
       let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -117,6 +130,7 @@ export class RunningProcess {
       });
       child.once('close', () => {
         clearTimeout(timer);
+        spec.confinement?.ended();
         for (const name of ['stdout', 'stderr'] as const) splitters[name].flush((l) => sink.line(l, name));
         if (!exit) {
           resolve({ code: 127, error: startError ?? 'could not start' });

@@ -112,6 +112,11 @@ export class Gate {
     }
   }
 
+  /** fm's own files and folders (real paths), e.g. for a sandbox to mask them. */
+  get protectedList(): readonly string[] {
+    return this.protectedPaths;
+  }
+
   isProtected(absReal: string): boolean {
     for (let i = 0; i < this.protectedPaths.length; i++) {
       if (absReal === this.protectedPaths[i] || absReal.startsWith(this.protectedPrefixes[i])) return true;
