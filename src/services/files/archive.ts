@@ -18,8 +18,8 @@ import type { ArchiveAlgo } from '../../api/files.ts';
 import { UnsupportedError } from '../../errors.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
-import { readSmallFilesInWorker } from './listing-worker.ts';
-import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './small-files.ts';
+import { readSmallFilesInWorker } from './disk/listing-worker.ts';
+import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './disk/small-files.ts';
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
