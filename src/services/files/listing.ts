@@ -73,7 +73,7 @@ async function visibleEntries(gate: Gate, target: Target): Promise<EntryPaths> {
   for (let i = 0; i < names.length; i++) {
     if (!shows(names[i])) continue;
     entries.names.push(names[i]);
-    entries.nameBytes.push(bytes[i]);
+    entries.nameBytes.push(hasEscapes(names[i]) ? bytes[i] : undefined);
   }
   return entries;
 }

@@ -35,8 +35,8 @@ export interface EntryPaths {
   names: string[];
   /** The folder path's bytes, with the trailing "/" (only when it is not UTF-8). */
   prefixBytes?: Uint8Array;
-  /** Every name's bytes, parallel to `names` (only when some name in the folder is not UTF-8). */
-  nameBytes?: Uint8Array[];
+  /** The bytes of the names that are not UTF-8, at their index in `names` (absent for the others). */
+  nameBytes?: Array<Uint8Array | undefined>;
 }
 
 /** Raw lstat results of a batch of names: [mode, size, mtimeMs] per entry, and a kind. */
@@ -51,11 +51,10 @@ export function statBatch(d: { fs: typeof fs; Buffer: typeof Buffer }, job: Entr
   const n = names.length;
   const num = new Float64Array(n * 3);
   const kind = new Uint8Array(n);
-  const bytes = prefixBytes !== undefined || nameBytes !== undefined;
-  const prefixRaw = bytes ? (prefixBytes ?? d.Buffer.from(prefix)) : undefined;
   for (let i = 0; i < n; i++) {
-    // The string path is the fast, common case; bytes only for folders that need them.
-    const p = prefixRaw ? d.Buffer.concat([prefixRaw, nameBytes ? nameBytes[i] : d.Buffer.from(names[i])]) : prefix + names[i];
+    // The string path is the fast, common case; bytes only for entries that need them.
+    const raw = nameBytes ? nameBytes[i] : undefined;
+    const p = raw || prefixBytes ? d.Buffer.concat([prefixBytes ?? d.Buffer.from(prefix), raw ?? d.Buffer.from(names[i])]) : prefix + names[i];
     const st = d.fs.lstatSync(p, { throwIfNoEntry: false });
     if (!st) {
       kind[i] = 255; // RAW_MISSING
@@ -111,12 +110,11 @@ export function renderBatch(d: RenderDeps, job: RenderJob): RenderResult {
   let off = 0;
   const fragOff = new Uint32Array(n + 1);
   const kind = new Uint8Array(n);
-  const bytes = prefixBytes !== undefined || nameBytes !== undefined;
-  const prefixRaw = bytes ? (prefixBytes ?? d.Buffer.from(prefix)) : undefined;
   for (let i = 0; i < n; i++) {
     fragOff[i] = off;
     const name = names[i];
-    const p = prefixRaw ? d.Buffer.concat([prefixRaw, nameBytes ? nameBytes[i] : d.Buffer.from(name)]) : prefix + name;
+    const raw = nameBytes ? nameBytes[i] : undefined;
+    const p = raw || prefixBytes ? d.Buffer.concat([prefixBytes ?? d.Buffer.from(prefix), raw ?? d.Buffer.from(name)]) : prefix + name;
     const st = d.fs.lstatSync(p, { throwIfNoEntry: false });
     if (!st) continue; // vanished meanwhile (RENDERED_MISSING)
     if (st.isSymbolicLink()) {
