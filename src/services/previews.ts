@@ -7,8 +7,6 @@
  * At most `concurrency` conversions run at once; the rest queue (and leave the queue when every
  * client waiting for them has gone).
  */
-import crypto from 'node:crypto';
-import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { Sharp } from 'sharp';
@@ -17,6 +15,9 @@ import type { Logger } from './context.ts';
 import type { FileEvents } from './events.ts';
 import type { Target } from './files/gate.ts';
 import { openForRead } from './files/io.ts';
+import { displayName, hasEscapes } from './files/disk/names.ts';
+import type { FileHandle } from './files/disk/stat.ts';
+import { cachedPreview, markFailed, removeMirror, storePreview } from './preview-cache.ts';
 import { typeFromName } from './files/types.ts';
 import { HeicDecoder, HeicTooLargeError } from './heic.ts';
 import { Limiter } from './limiter.ts';
@@ -116,12 +117,12 @@ export class PreviewService {
     if (plan === undefined || plan === 'raw') return { kind: 'raw' };
     const dir = this.mirrorOf(target.real);
     const stem = variantStem(size, target);
-    const file = dir ? path.join(dir, `${stem}.webp`) : undefined;
-    if (file) {
-      const hit = await this.cached(file, dir!, stem);
-      if (hit) return hit;
+    if (dir) {
+      const hit = await cachedPreview(dir, stem);
+      if (hit === 'failed') return { kind: 'raw' };
+      if (hit) return { kind: 'file', file: hit.file, size: hit.size, type: OUTPUT_TYPE };
     }
-    const key = file ?? `${target.real}\0${stem}`;
+    const key = dir ? path.join(dir, stem) : `${target.real}\0${stem}`;
     let job = this.jobs.get(key);
     if (!job) {
       const controller = new AbortController();
@@ -148,7 +149,7 @@ export class PreviewService {
   async forget(abs: string): Promise<void> {
     const mirror = this.mirrorOf(abs);
     if (!mirror) return;
-    await fsp.rm(mirror, { recursive: true, force: true });
+    await removeMirror(mirror);
   }
 
   /** Conversions running and waiting (for tests and status). */
@@ -165,22 +166,6 @@ export class PreviewService {
     const rel = path.relative(this.root, abs);
     if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return undefined;
     return path.join(this.cacheDir, rel);
-  }
-
-  /** A cached preview, or `raw` when an earlier conversion of this version failed. */
-  private async cached(file: string, dir: string, stem: string): Promise<PreviewOutcome | undefined> {
-    try {
-      const st = await fsp.stat(file);
-      if (st.isFile()) return { kind: 'file', file, size: st.size, type: OUTPUT_TYPE };
-    } catch {
-      // not cached yet
-    }
-    try {
-      await fsp.access(path.join(dir, `${stem}.failed`));
-      return { kind: 'raw' };
-    } catch {
-      return undefined;
-    }
   }
 
   private async convert(target: Target, size: PreviewSize, plan: PreviewPlan, dir: string | undefined, stem: string): Promise<PreviewOutcome> {
@@ -214,23 +199,24 @@ export class PreviewService {
   }
 
   /** A sharp pipeline on the opened file, after checking its declared size. */
-  private async openWithSharp(fh: fsp.FileHandle, target: Target): Promise<Sharp> {
+  private async openWithSharp(fh: FileHandle, target: Target): Promise<Sharp> {
     const sharp = await loadSharp();
     // Reading through the descriptor we verified keeps a swapped symlink from redirecting us.
-    const input = process.platform === 'linux' ? `/proc/self/fd/${fh.fd}` : target.real;
+    // Elsewhere sharp gets the path, or the bytes when the path is not UTF-8 (sharp takes strings).
+    const input = process.platform === 'linux' ? `/proc/self/fd/${fh.fd}` : hasEscapes(target.real) ? await fh.readFile() : target.real;
     const meta = await sharp(input, { limitInputPixels: false }).metadata(); // header only
     if (!meta.width || !meta.height) throw new Error('the image has no dimensions');
     this.checkPixels(meta.width, meta.height);
     return sharp(input, { limitInputPixels: this.maxPixels, autoOrient: true });
   }
 
-  private retryWithSharp(err: unknown, fh: fsp.FileHandle, target: Target): Promise<Sharp> {
+  private retryWithSharp(err: unknown, fh: FileHandle, target: Target): Promise<Sharp> {
     if (err instanceof PayloadTooLargeError) throw err;
     return this.openWithSharp(fh, target).catch(() => Promise.reject(err));
   }
 
   /** HEIC/HEIF: decoded to RGBA in a worker (libheif applies the container's rotation). */
-  private async openHeif(fh: fsp.FileHandle, target: Target): Promise<Sharp> {
+  private async openHeif(fh: FileHandle, target: Target): Promise<Sharp> {
     const fileSize = target.stat?.size ?? 0;
     if (fileSize > this.maxHeicBytes) throw new PayloadTooLargeError(`HEIC files over ${this.maxHeicBytes} bytes get no preview`);
     const data = await fh.readFile();
@@ -250,41 +236,19 @@ export class PreviewService {
     }
   }
 
-  /** Writes a preview into the cache (atomically) and drops older versions; failures only cost the cache. */
+  /** Writes a preview into the cache; failures only cost the cache. */
   private async store(data: Buffer, dir: string, stem: string): Promise<void> {
-    const tmp = path.join(dir, `.fm-tmp-${crypto.randomBytes(6).toString('hex')}`);
     try {
-      await fsp.mkdir(dir, { recursive: true });
-      await fsp.writeFile(tmp, data, { flag: 'wx' });
-      await fsp.rename(tmp, path.join(dir, `${stem}.webp`));
-      await this.dropOlder(dir, stem);
+      await storePreview(dir, stem, data);
     } catch (err) {
-      await fsp.rm(tmp, { force: true }).catch(() => {});
-      this.log.warn(`preview cache: cannot write in ${dir}: ${(err as Error).message}`);
+      this.log.warn(`preview cache: cannot write in ${displayName(dir)}: ${(err as Error).message}`);
     }
-  }
-
-  /** Older previews of the same size (earlier versions of the file) are garbage now. */
-  private async dropOlder(dir: string, stem: string): Promise<void> {
-    const prefix = stem.slice(0, stem.indexOf('-') + 1);
-    const names = await fsp.readdir(dir).catch(() => [] as string[]);
-    await Promise.all(
-      names
-        .filter((n) => n.startsWith(prefix) && !n.startsWith(`${stem}.`))
-        .map((n) => fsp.rm(path.join(dir, n), { force: true }).catch(() => {})),
-    );
   }
 
   /** Remembers that this version of the file cannot be converted, and answers raw. */
   private async failed(target: Target, dir: string | undefined, stem: string, err: unknown): Promise<PreviewOutcome> {
-    this.log.warn(`preview of ${target.virtual} failed, serving the original: ${(err as Error).message}`);
-    if (dir) {
-      await fsp
-        .mkdir(dir, { recursive: true })
-        .then(() => fsp.writeFile(path.join(dir, `${stem}.failed`), ''))
-        .then(() => this.dropOlder(dir, stem))
-        .catch(() => {});
-    }
+    this.log.warn(`preview of ${displayName(target.virtual)} failed, serving the original: ${(err as Error).message}`);
+    if (dir) await markFailed(dir, stem);
     return { kind: 'raw' };
   }
 }

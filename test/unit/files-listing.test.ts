@@ -152,6 +152,33 @@ describe('large folders (worker threads)', () => {
   });
 });
 
+describe('names that are not UTF-8', () => {
+  it('are listed escaped, in a folder whose own name is not UTF-8, alike in the workers and here', async () => {
+    // "b\xE9d": the folder's path itself needs bytes, and so do some of its names.
+    const dir = Buffer.concat([Buffer.from(path.join(tmp, 'root', 'b')), Buffer.of(0xe9), Buffer.from('d')]);
+    const at = (...name: number[]) => Buffer.concat([dir, Buffer.from('/'), Buffer.from(name)]);
+    fs.mkdirSync(dir);
+    for (let i = 0; i < 4200; i++) fs.writeFileSync(Buffer.concat([dir, Buffer.from(`/f${i}.txt`)]), 'x'.repeat(i % 5));
+    fs.writeFileSync(at(0x63, 0x61, 0x66, 0xe9), 'four'); // caf\xE9
+    fs.mkdirSync(at(0x73, 0x75, 0x62, 0xff)); // sub\xFF
+    fs.symlinkSync(Buffer.from([0x63, 0x61, 0x66, 0xe9]), at(0x6c, 0x80)); // l\x80 -> caf\xE9
+    const target = await gate.resolve(access, '/b\uf7e9d', 'read');
+    const sorting = { by: 'name', asc: true };
+    const dto = await listFolder(gate, target, { sorting });
+    const base = { ...dto } as Record<string, unknown>;
+    for (const key of ['items', 'numDirs', 'numFiles', 'sorting', 'numTotal']) delete base[key];
+    const rendered = await renderLargeListing(gate, target, base as never, sorting);
+    if (os.availableParallelism() > 1) expect(rendered).toBeDefined();
+    if (rendered) expect(rendered.toString('utf8')).toBe(JSON.stringify(dto));
+    const by = Object.fromEntries(dto.items.map((i) => [i.name, i]));
+    expect(by['caf\uf7e9']).toMatchObject({ path: '/b\uf7e9d/caf\uf7e9', size: 4 });
+    expect(by['sub\uf7ff']).toMatchObject({ isDir: true });
+    expect(by['l\uf780']).toMatchObject({ isSymlink: true, size: 4 });
+    expect(by['f4199.txt'].size).toBe(4);
+    expect(dto.items).toHaveLength(4203);
+  });
+});
+
 describe('helpers', () => {
   it('isoTime matches Date#toISOString', () => {
     for (const ms of [0, 1.5, 999.999, 86_399_999.9, 1_700_000_000_123.456, -1, -86_400_001, 253_402_300_799_999, 253_402_300_800_000, -62_198_755_200_001]) {

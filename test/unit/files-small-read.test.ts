@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readSmallFilesInWorker } from '../../src/services/files/listing-worker.ts';
-import { SMALL_LEFT_OUT, SMALL_NOT_READ, SMALL_READ, readSmallBatch, type SmallReadJob, type SmallReadResult } from '../../src/services/files/small-files.ts';
+import { readSmallFilesInWorker } from '../../src/services/files/disk/listing-worker.ts';
+import { SMALL_LEFT_OUT, SMALL_NOT_READ, SMALL_READ, readSmallBatch, type SmallReadJob, type SmallReadResult } from '../../src/services/files/disk/small-files.ts';
 
 let tmp: string;
 let root: string;

@@ -6,6 +6,7 @@ import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
 import { TrigramIndex } from '../../src/services/indexer/trigrams.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { SearchIndex } from '../../src/services/indexer/index.ts';
+import { refreshLossyPath, scanTree, type ScanContext } from '../../src/services/indexer/scanner.ts';
 import { silentLogger } from '../../src/services/context.ts';
 
 const file = (name: string, size = 1) => ({ name, size, mtimeMs: 1000, isDir: false, isLink: false, type: 'text' as const });
@@ -133,5 +134,62 @@ describe('SearchIndex on a real folder', () => {
     expect(mine?.live).toBe(6);
     await saveSnapshot(mine!, root, path.join(data, 'copy.bin'));
     expect(loadSnapshot(path.join(data, 'copy.bin'), root, () => {})?.live).toBe(6);
+  });
+});
+
+describe('names that are not UTF-8', () => {
+  let root: string;
+  let data: string;
+  /** An absolute byte path under the root; `0xNN` in a segment written as a Latin-1 character. */
+  const at = (...segments: string[]) => Buffer.from([root, ...segments].join('/'), 'latin1');
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-bytes-')));
+    data = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-bytes-data-'));
+    // Two folders that a lossy decoder shows alike: "a\uFFFD".
+    fs.mkdirSync(at('a\xe9'));
+    fs.mkdirSync(at('a\xe8'));
+    fs.writeFileSync(at('a\xe9', 'x.txt'), 'xx');
+    fs.writeFileSync(at('a\xe8', 'x.txt'), 'x');
+    fs.writeFileSync(at('caf\xe9.txt'), 'c');
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(data, { recursive: true, force: true });
+  });
+  const names = (idx: SearchIndex, terms: string[]) => [...idx.query(root, terms, false)].map((h) => h.rel).sort();
+
+  it('are indexed escaped and survive a snapshot exactly', async () => {
+    let idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
+    expect(names(idx, ['x.txt'])).toEqual(['a\uf7e8/x.txt', 'a\uf7e9/x.txt']);
+    expect(idx.dirSize(`${root}/a\uf7e9`)).toBe(2);
+    await idx.close();
+    idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    await idx.start();
+    expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
+    await idx.close();
+  });
+
+  it('a lossy watcher path refreshes every entry it may stand for', async () => {
+    const store = new EntryStore();
+    const ctx: ScanContext = { store, root, skip: () => false, onAdd: () => {} };
+    await scanTree(ctx, ROOT_ID, root);
+    const lossy = (...segments: string[]) => [root, ...segments].join('/');
+
+    fs.writeFileSync(at('a\xe8', 'new.txt'), 'n');
+    fs.writeFileSync(at('a\xe9', 'x.txt'), 'grown');
+    await refreshLossyPath(ctx, lossy('a\ufffd', 'new.txt'));
+    await refreshLossyPath(ctx, lossy('a\ufffd', 'x.txt'));
+    expect(store.lookup('/a\uf7e8/new.txt')).toBeGreaterThan(0);
+    expect(store.lookup('/a\uf7e9/new.txt')).toBe(-1);
+    expect(store.size[store.lookup('/a\uf7e9/x.txt')]).toBe(5);
+
+    fs.rmSync(at('a\xe8', 'new.txt'));
+    fs.rmSync(at('caf\xe9.txt'));
+    await refreshLossyPath(ctx, lossy('a\ufffd', 'new.txt'));
+    await refreshLossyPath(ctx, lossy('caf\ufffd\ufffd.txt')); // decoders may give one U+FFFD per byte
+    expect(store.lookup('/a\uf7e8/new.txt')).toBe(-1);
+    expect(store.lookup('/caf\uf7e9.txt')).toBe(-1);
   });
 });

@@ -35,6 +35,7 @@ import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import type { IconName } from '../components/ui/Icon.tsx';
 import { useNarrow } from '../components/ui/useNarrow.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
+import { displayName } from '../lib/names.ts';
 
 const Preview = lazy(() => import('../components/preview/Preview.tsx'));
 const Shell = lazy(() => import('../components/shell/Shell.tsx'));
@@ -114,7 +115,7 @@ export default function FilesPage() {
   const showPrompt = useSetAtom(showPromptAtom);
   const narrow = useNarrow();
   const scrollRef = useRef<HTMLDivElement>(null);
-  useTitle(path === '/' ? t('sidebar.myFiles') : baseName(path));
+  useTitle(path === '/' ? t('sidebar.myFiles') : displayName(baseName(path)));
 
   // While the next path loads, the previous listing stays on screen but no action applies to it.
   const current = listing !== null && samePath(listing.resource.path, path);

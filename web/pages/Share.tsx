@@ -26,6 +26,8 @@ import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
 import { SharePassword } from '../components/share/SharePassword.tsx';
+import { displayName } from '../lib/names.ts';
+import { Name } from '../components/ui/Name.tsx';
 
 const ShareQr = lazy(() => import('../components/share/ShareQr.tsx'));
 
@@ -54,7 +56,7 @@ export default function SharePage() {
   const [limit, setLimit] = useState(SHARE_PAGE_ITEMS);
   const [format, setFormat] = useState<string>('zip');
   const res = state.kind === 'ok' ? state.res : null;
-  useTitle(res ? res.name || t('share.title') : t('share.title'));
+  useTitle(res ? displayName(res.name) || t('share.title') : t('share.title'));
 
   useEffect(() => {
     if (!hash) {
@@ -127,12 +129,12 @@ export default function SharePage() {
         <div className="share-grid">
           <section className="card share-info" aria-labelledby="share-name">
             {isImage ? (
-              <img className="share-image" src={dl(subpath, { inline: true })} alt={name} />
+              <img className="share-image" src={dl(subpath, { inline: true })} alt={displayName(name)} />
             ) : (
               <Icon name={iconFor(r)} size={72} className={r.isDir ? 'share-icon share-icon-folder' : 'share-icon'} />
             )}
             <h1 className="share-name" id="share-name">
-              {name}
+              <Name name={name} />
             </h1>
             <dl className="info-list share-meta">
               {!r.isDir && (
@@ -226,10 +228,10 @@ export default function SharePage() {
                     const on = selected.includes(item.path);
                     return (
                       <li key={item.path} className={`share-item${on ? ' share-item-selected' : ''}`}>
-                        <input type="checkbox" className="share-check" checked={on} aria-label={t('share.select', { name: item.name })} onChange={() => toggle(item.path)} />
+                        <input type="checkbox" className="share-check" checked={on} aria-label={t('share.select', { name: displayName(item.name) })} onChange={() => toggle(item.path)} />
                         <Icon name={iconFor(item)} className={item.isDir ? 'share-item-folder' : undefined} />
                         <Link href={shareLinkHref(hash, item.path, item.isDir)} className="share-item-name">
-                          {item.name}
+                          <Name name={item.name} />
                         </Link>
                         <span className="share-item-size">{item.isDir ? '—' : formatSize(item.size, tag)}</span>
                       </li>
@@ -264,7 +266,7 @@ function ShareCrumbs({ hash, subpath, root }: { hash: string; subpath: string; r
         <span className="breadcrumb-part">
           <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
           <span className="breadcrumb" aria-current="page">
-            {root}
+            <Name name={root} />
           </span>
         </span>
       )}
@@ -272,7 +274,7 @@ function ShareCrumbs({ hash, subpath, root }: { hash: string; subpath: string; r
         <span key={i} className="breadcrumb-part">
           <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
           <Link href={shareLinkHref(hash, joinPath('/', parts.slice(0, i + 1).join('/')), i < parts.length - 1)} className="breadcrumb" aria-current={i === parts.length - 1 ? 'page' : undefined}>
-            {p}
+            <Name name={p} />
           </Link>
         </span>
       ))}

@@ -18,6 +18,8 @@ import { IconButton } from '../components/ui/Button.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
 import { useLoad } from '../components/ui/useLoad.ts';
+import { displayName } from '../lib/names.ts';
+import { Name } from '../components/ui/Name.tsx';
 
 export default function SharesSettingsPage() {
   const { t } = useTranslation();
@@ -54,7 +56,7 @@ export default function SharesSettingsPage() {
       name: 'confirm',
       props: {
         title: t('prompts.shareDeleteTitle'),
-        message: t('prompts.shareDeleteMessage', { path: link.path }),
+        message: t('prompts.shareDeleteMessage', { path: displayName(link.path) }),
         confirm: t('buttons.delete'),
         onConfirm: async () => {
           try {
@@ -111,7 +113,7 @@ export default function SharesSettingsPage() {
                   <tr key={link.hash} data-hash={link.hash}>
                     <td className="table-path">
                       <a href={shareUrl(window.location.origin, settings.BaseURL, link.hash)} target="_blank" rel="noopener noreferrer">
-                        {link.path}
+                        <Name name={link.path} />
                       </a>
                       {link.hasPassword && (
                         <span className="badge" title={t('settings.passwordProtected')}>

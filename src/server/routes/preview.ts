@@ -6,12 +6,14 @@
  * answer cacheable for a long time; without it clients revalidate with the ETag.
  */
 import { sendUserFileInline } from '../../services/files/download.ts';
-import fsp from 'node:fs/promises';
 import Router from '@koa/router';
 import { BadRequestError, UnsupportedError } from '../../errors.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import type { Target } from '../../services/files/gate.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
+import { displayName } from '../../services/files/disk/names.ts';
+import type { FileHandle } from '../../services/files/disk/stat.ts';
+import { openCachedPreview } from '../../services/preview-cache.ts';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
 import { queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
@@ -28,7 +30,7 @@ async function getPreview(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
   if (!target.stat?.isFile() || previewPlan(target.virtual) === undefined) {
-    throw new UnsupportedError(`${baseName(target.virtual) || 'the root folder'} is not an image`);
+    throw new UnsupportedError(`${displayName(baseName(target.virtual)) || 'the root folder'} is not an image`);
   }
   const settings = await requestSettings(ctx);
   const convert = size === 'thumb' ? settings.enableThumbnails : settings.resizePreview;
@@ -75,9 +77,9 @@ async function send(ctx: FmContext, target: Target, size: PreviewSize, outcome: 
       ctx.body = outcome.data;
       return;
     case 'file': {
-      let fh: fsp.FileHandle;
+      let fh: FileHandle;
       try {
-        fh = await fsp.open(outcome.file);
+        fh = await openCachedPreview(outcome.file);
       } catch (err) {
         // Dropped from the cache in between (the file changed): make it again.
         if (!retry) throw err;

@@ -1,19 +1,19 @@
 /**
  * GET /api/resources/recursive/{dir}: every visible entry under a folder as one flat JSON array
  * `[{"path","name","size","modified","isDir"}]` (the folder itself excluded), streamed. Rules
- * and hidden dotfiles apply; denied folders are not entered; links leading out of the scope are
- * left out. Registered before the resources router, so for GET this prefix wins over a
+ * and hidden dotfiles apply; denied folders are not entered; links leading out of the scope or
+ * into a folder the rules deny are left out (the gate's resolveLinkEntry). Names that are not
+ * UTF-8 are listed escaped (services/files/disk/names.ts). Registered before the resources router, so for GET this prefix wins over a
  * top-level folder named "recursive" (as in filebrowser; see docs/decisions.md).
  */
-import fs from 'node:fs';
 import { Readable } from 'node:stream';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
 import { authenticate } from '../middleware/auth.ts';
 import type { Gate, Target } from '../../services/files/gate.ts';
-import { resolveLink } from '../../services/files/info.ts';
 import { isPartialName } from '../../services/files/io.ts';
+import { lstatOrUndefined, type Stats } from '../../services/files/disk/stat.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -44,16 +44,12 @@ async function* entries(gate: Gate, target: Target): AsyncGenerator<RecursiveEnt
     if (isPartialName(e.dirent.name)) continue;
     // Synchronous lstat in batches (much faster than the thread pool), yielding between them.
     if (++n % BATCH === 0) await yieldToLoop();
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(e.abs);
-    } catch {
-      continue; // vanished meanwhile
-    }
+    let st: Stats | undefined = lstatOrUndefined(e.abs);
+    if (!st) continue; // vanished meanwhile
     if (st.isSymbolicLink()) {
-      const resolved = resolveLink(gate, target.access.rootReal, e.abs);
-      if (resolved === 'escapes') continue;
-      if (resolved) st = resolved;
+      const resolved = gate.resolveLinkEntry(target.access, e.abs);
+      if (resolved === 'denied') continue; // never show where such a link points
+      if (resolved !== 'dangling') st = resolved.stat;
     }
     const isDir = st.isDirectory();
     yield { path: e.virtual, name: e.dirent.name, size: isDir ? 4096 : st.size, modified: new Date(st.mtimeMs).toISOString(), isDir };

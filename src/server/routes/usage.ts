@@ -1,8 +1,8 @@
 /** GET /api/usage/{path}: total and used bytes of the file system holding a folder (0/0 for a file). */
-import fsp from 'node:fs/promises';
 import Router from '@koa/router';
 import type { UsageDto } from '../../api/files.ts';
 import { authenticate } from '../middleware/auth.ts';
+import { statFs } from '../../services/files/disk/stat.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -13,7 +13,7 @@ async function getUsage(ctx: FmContext): Promise<void> {
   const target = await ctx.services.gate.resolve(access, pathAfter(ctx, PREFIX).path, 'read');
   let usage: UsageDto = { total: 0, used: 0 };
   if (target.isDir) {
-    const s = await fsp.statfs(target.real);
+    const s = await statFs(target.real);
     usage = { total: s.blocks * s.bsize, used: (s.blocks - s.bfree) * s.bsize };
   }
   ctx.body = usage;

@@ -2,11 +2,12 @@
  * Archive streams for raw folder downloads: zip, or tar piped through a compressor. Entries are
  * fed one at a time (one open file, output backpressure respected), so memory stays flat
  * whatever the size of the tree. Entry names are relative, '/'-separated, free of backslashes,
- * and never absolute or climbing; entries the gate hides are left out and links are never
- * followed out of the scope.
+ * and never absolute or climbing; names that are not UTF-8 keep their exact bytes
+ * (archive-names.ts). Entries the gate hides are left out and links are never followed out of
+ * the scope. Nothing else is dropped silently: an entry that cannot be archived (vanished,
+ * unreadable, a link to a folder) is named in a last text entry, LEFT_OUT_NAME.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Duplex, PassThrough, Transform, type Readable } from 'node:stream';
@@ -18,8 +19,11 @@ import type { ArchiveAlgo } from '../../api/files.ts';
 import { UnsupportedError } from '../../errors.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openRealForRead } from './io.ts';
-import { readSmallFilesInWorker } from './listing-worker.ts';
-import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './small-files.ts';
+import { keepByteNames } from './archive-names.ts';
+import { readSmallFilesInWorker } from './disk/listing-worker.ts';
+import { displayName, osPath } from './disk/names.ts';
+import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './disk/small-files.ts';
+import { isExecutable, lstat, type FileHandle } from './disk/stat.ts';
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
@@ -47,10 +51,14 @@ export function entryName(base: string, virtual: string): string {
   return segs.join('/');
 }
 
+/** Name of the last entry of an archive some entries could not go into (numbered if taken). */
+export const LEFT_OUT_NAME = 'fm-left-out.txt';
+
 /**
  * Builds the archive stream of `targets`, entries named relative to `base`. Throws before
  * anything is sent when the format needs a program this machine lacks. Errors after streaming
- * started cut the stream (the client sees a truncated download) and are reported to `onError`.
+ * started cut the stream (the client sees a truncated download) and are reported to `onError`;
+ * entries left out are listed in the archive and reported to `onLeftOut` (one line each).
  */
 export async function createArchiveStream(
   gate: Gate,
@@ -59,14 +67,16 @@ export async function createArchiveStream(
   base: string,
   algo: ArchiveAlgo,
   onError: (err: Error) => void,
+  onLeftOut: (lines: string[]) => void = () => {},
 ): Promise<Readable> {
   const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
   const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
+  keepByteNames(archive, algo === 'zip' ? 'zip' : 'tar');
   // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
   // an error nobody can listen to. The response gets a PassThrough instead; when the client
   // leaves, the compressor is killed and the abandoned archiver is simply garbage.
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const feeder = new Feeder(gate, access, archive, base);
+  const feeder = new Feeder(gate, access, archive, base, onLeftOut);
   const fail = (err: Error) => {
     if (out.destroyed) return;
     onError(err);
@@ -103,11 +113,13 @@ const READ_AHEAD_ENTRIES = 128;
 const BATCH_FILES = 64;
 const BATCH_BYTES = 4 << 20;
 
-/** What the walk yields: an entry to prepare, in archive order. */
-type Item = { kind: 'folder' | 'file' | 'link'; abs: string; name: string };
+/** What the walk yields: an entry to prepare, in archive order ('other': a FIFO, socket or device). */
+type Item = { kind: 'folder' | 'file' | 'link' | 'other'; abs: string; name: string };
 
 /** An entry ready to append: its bytes (small files, folders) or an open handle to stream. */
-type Prepared = { data: ZipEntryData; source: Buffer } | { data: ZipEntryData; fh: fs.promises.FileHandle; size: number };
+type Prepared = { data: ZipEntryData; source: Buffer } | { data: ZipEntryData; fh: FileHandle; size: number };
+
+const UNREADABLE = 'could not be read (it vanished, is unreadable or was replaced meanwhile)';
 
 /**
  * Appends entries in order, each written before the next is appended. Small files are opened,
@@ -121,13 +133,24 @@ class Feeder {
   finished = false;
   private current?: { stream?: Readable; reject: (err: Error) => void };
   private readonly ahead: Array<Promise<Prepared | undefined>> = [];
+  /** "name: why" of each entry that could not be archived. */
+  private readonly leftOut: string[] = [];
+  /** First segments of the archived names (the left-out notice must not take one of them). */
+  private readonly topNames = new Set<string>();
 
   constructor(
     private readonly gate: Gate,
     private readonly access: Access,
     private readonly archive: Archiver,
     private readonly base: string,
+    private readonly onLeftOut: (lines: string[]) => void,
   ) {}
+
+  /** Records an entry that cannot go into the archive; returns undefined for the caller to return. */
+  private leave(name: string, why: string): undefined {
+    this.leftOut.push(`${displayName(name)}: ${why}`);
+    return undefined;
+  }
 
   stop(): void {
     if (this.stopped || this.finished) return;
@@ -159,11 +182,12 @@ class Feeder {
       if (!batch.length) return;
       const files = batch;
       batch = [];
-      const read = readSmallFilesInWorker({ paths: files.map((f) => f.real), root: this.access.rootReal, maxSize: READ_AHEAD_MAX_SIZE, maxBytes: BATCH_BYTES });
+      const read = readSmallFilesInWorker({ paths: files.map((f) => osPath(f.real)), root: osPath(this.access.rootReal), maxSize: READ_AHEAD_MAX_SIZE, maxBytes: BATCH_BYTES });
       files.forEach((f, i) => {
         // Without a worker, or when it fails, or for a file it did not read: here.
         const here = () => this.prepareFile(f.real, f.name);
-        this.ahead.push(read ? read.then((r) => (r.status[i] === SMALL_NOT_READ ? here() : this.fromBatch(r, i, f.name)), here).catch(() => undefined) : here());
+        const prepared = read ? read.then((r) => (r.status[i] === SMALL_NOT_READ ? here() : this.fromBatch(r, i, f.name)), here) : here();
+        this.ahead.push(prepared.catch(() => this.leave(f.name, UNREADABLE)));
       });
     };
     const fill = async () => {
@@ -176,10 +200,14 @@ class Feeder {
         const item = next.value;
         if (item.kind === 'folder') {
           flushBatch();
-          this.ahead.push(this.prepareFolder(item).catch(() => undefined));
+          this.ahead.push(this.prepareFolder(item).catch(() => this.leave(item.name, UNREADABLE)));
           continue;
         }
-        const real = item.kind === 'link' ? this.linkedFile(item.abs) : item.abs;
+        if (item.kind === 'other') {
+          this.leave(item.name, 'not a regular file');
+          continue;
+        }
+        const real = item.kind === 'link' ? this.linkedFile(item) : item.abs;
         if (real === undefined) continue;
         batch.push({ real, name: item.name });
         if (batch.length >= BATCH_FILES) flushBatch();
@@ -194,13 +222,24 @@ class Feeder {
       else if (prep && 'fh' in prep) await prep.fh.close().catch(() => {});
     }
     if (this.stopped) return;
+    if (this.leftOut.length) await this.appendLeftOut();
     this.finished = true;
     await this.archive.finalize();
   }
 
+  /** The last entry: which entries are missing and why (the download's status is long sent). */
+  private async appendLeftOut(): Promise<void> {
+    const lines = this.leftOut.sort();
+    this.onLeftOut(lines);
+    let name = LEFT_OUT_NAME;
+    for (let n = 2; this.topNames.has(name); n++) name = LEFT_OUT_NAME.replace('.txt', `-${n}.txt`);
+    const text = `fm could not put these entries into the archive:\n${lines.join('\n')}\n`;
+    await this.append(Buffer.from(text), { name, date: new Date(), mode: 0o644 });
+  }
+
   /** Entry i of a worker's batch (undefined: left out). */
   private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
-    if (r.status[i] !== SMALL_READ) return undefined;
+    if (r.status[i] !== SMALL_READ) return this.leave(name, UNREADABLE);
     const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
     return { data: { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) }, source };
   }
@@ -217,6 +256,7 @@ class Feeder {
           if (e.dirent.isDirectory()) yield { kind: 'folder', abs: e.abs, name };
           else if (e.dirent.isFile()) yield { kind: 'file', abs: e.abs, name };
           else if (e.dirent.isSymbolicLink()) yield { kind: 'link', abs: e.abs, name };
+          else yield { kind: 'other', abs: e.abs, name };
         }
       } else {
         yield { kind: 'file', abs: t.real, name: entryName(this.base, t.virtual) };
@@ -225,31 +265,38 @@ class Feeder {
   }
 
   private async prepareFolder(item: Item): Promise<Prepared | undefined> {
-    const st = await fs.promises.lstat(item.abs).catch(() => undefined);
-    if (!st?.isDirectory()) return undefined;
+    const st = await lstat(item.abs).catch(() => undefined);
+    if (!st?.isDirectory()) return this.leave(item.name, 'vanished or was replaced meanwhile');
     return { data: { name: `${item.name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 }, source: Buffer.alloc(0) };
   }
 
   /**
    * Where a link leads, when it is archived: links to files inside the scope are archived as
-   * the file; links to folders (cycles), dangling links and links leaving the scope are left
-   * out. Archives never hold links.
+   * the file. Archives never hold links: links to folders (cycles) and dangling links are left
+   * out and named in the notice; links the gate denies are left out unnamed, as listings hide them.
    */
-  private linkedFile(abs: string): string | undefined {
-    const link = this.gate.resolveLinkEntry(this.access, abs);
-    return typeof link === 'object' && link.stat.isFile() ? link.real : undefined;
+  private linkedFile(item: Item): string | undefined {
+    const link = this.gate.resolveLinkEntry(this.access, item.abs);
+    if (link === 'denied') return undefined;
+    if (link === 'dangling') return this.leave(item.name, 'a link whose target does not exist');
+    if (link.stat.isDirectory()) return this.leave(item.name, 'a link to a folder (archives hold no links)');
+    if (!link.stat.isFile()) return this.leave(item.name, 'a link to something that is not a regular file');
+    return link.real;
   }
 
   private async prepareFile(real: string, name: string): Promise<Prepared | undefined> {
-    let fh: fs.promises.FileHandle;
+    let fh: FileHandle;
     try {
       fh = await openRealForRead(real, this.access.rootReal);
-    } catch {
-      return undefined; // vanished, swapped for a link, or unreadable: left out
+    } catch (err) {
+      return this.leave(name, (err as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : UNREADABLE);
     }
     try {
       const st = await fh.stat();
-      if (!st.isFile()) throw new Error('not a file');
+      if (!st.isFile()) {
+        await fh.close().catch(() => {});
+        return this.leave(name, 'not a regular file');
+      }
       const data: ZipEntryData = { name, date: st.mtime, mode: st.mode & 0o777, stats: st, store: STORED.test(name) };
       if (st.size > READ_AHEAD_MAX_SIZE) return { data, fh, size: st.size };
       // At most the size seen by fstat, even if the file grows meanwhile.
@@ -264,11 +311,12 @@ class Feeder {
       return { data, source: filled === st.size ? buf : buf.subarray(0, filled) };
     } catch {
       await fh.close().catch(() => {});
-      return undefined;
+      return this.leave(name, UNREADABLE);
     }
   }
 
   private appendPrepared(prep: Prepared): Promise<void> {
+    this.topNames.add(prep.data.name.split('/')[0]);
     if ('source' in prep) return this.append(prep.source, prep.data);
     // Exactly the size announced in the tar header, even if the file grows meanwhile.
     const stream = prep.fh.createReadStream({ start: 0, end: prep.size - 1, highWaterMark: 1 << 20 });
@@ -348,14 +396,7 @@ const pathCache = new Map<string, boolean>();
 function onPath(cmd: string): boolean {
   let found = pathCache.get(cmd);
   if (found === undefined) {
-    found = (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => {
-      try {
-        fs.accessSync(path.join(dir || '.', cmd), fs.constants.X_OK);
-        return true;
-      } catch {
-        return false;
-      }
-    });
+    found = (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => isExecutable(path.join(dir || '.', cmd)));
     pathCache.set(cmd, found);
   }
   return found;

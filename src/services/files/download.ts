@@ -15,6 +15,7 @@ import type { Access, Gate, Target } from './gate.ts';
 import { openForRead } from './io.ts';
 import { etagOf } from './operations.ts';
 import { baseName, cleanPath, isWithin, joinVirtual, parentOf } from './paths.ts';
+import { displayName, nameBytes } from './disk/names.ts';
 
 /**
  * The CSP of every user file: `sandbox` gives the document an opaque origin with scripts off,
@@ -45,14 +46,19 @@ function userFileHeaders(ctx: Koa.Context): void {
   ctx.set('Cache-Control', 'private');
 }
 
-/** `attachment|inline; filename="<ASCII fallback>"; filename*=UTF-8''<RFC 5987>`. */
+/**
+ * `attachment|inline; filename="<ASCII fallback>"; filename*=UTF-8''<RFC 5987>`. `filename*`
+ * percent-encodes the name's exact bytes (names.ts): for a name that is not UTF-8 those bytes
+ * are not UTF-8 either, so clients that take the bytes as they are (wget, scripts) save the
+ * file under its real name, and strict ones reject `filename*` and use the ASCII fallback.
+ */
 export function contentDisposition(type: 'inline' | 'attachment', name: string): string {
   const fallback = name.replace(/[^\x20-\x7e]|["\\%;]/g, '_') || 'download';
-  let encoded: string;
-  try {
-    encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  } catch {
-    encoded = encodeURIComponent(fallback);
+  let encoded = '';
+  for (const b of nameBytes(name)) {
+    // What encodeURIComponent keeps, minus ' ( ) *, which RFC 5987 does not allow bare.
+    const keep = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x21 || b === 0x7e;
+    encoded += keep ? String.fromCharCode(b) : `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`;
   }
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
@@ -201,9 +207,16 @@ async function serveArchive(gate: Gate, ctx: Koa.Context, req: DownloadRequest, 
   }
   // The archivers load on the first archive, not at start-up.
   const { createArchiveStream } = await import('./archive.ts');
-  ctx.body = await createArchiveStream(gate, req.access, targets, base, algo, (err) => {
-    ctx.services.log.error(`archive of ${req.virtual} cut short: ${err.message}`);
-  });
+  const { log } = ctx.services;
+  ctx.body = await createArchiveStream(
+    gate,
+    req.access,
+    targets,
+    base,
+    algo,
+    (err) => log.error(`archive of ${displayName(req.virtual)} cut short: ${err.message}`),
+    (lines) => log.warn(`archive of ${displayName(req.virtual)}: ${lines.length} entries left out (listed in the archive): ${lines.slice(0, 5).join('; ')}`),
+  );
 }
 
 /** The deepest folder containing every path (segment-wise). */

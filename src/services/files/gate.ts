@@ -17,7 +17,8 @@ import type { UserRecord } from '../../storage/repos/users.ts';
 import { RuleSet } from './rules.ts';
 import { cleanPath, isWithin } from './paths.ts';
 import { cleanScope } from '../scope.ts';
-import { readEntries } from './disk/dirents.ts';
+import { readEntries, realPath, realPathSync } from './disk/dirents.ts';
+import { osPath } from './disk/names.ts';
 
 /** Prefix of in-progress write files (io.ts re-exports it); never listed, archived or copied. */
 export const PARTIAL_PREFIX = '.fm-partial-';
@@ -209,7 +210,7 @@ export class Gate {
 
     let lstat: fs.Stats | undefined;
     try {
-      lstat = await fsp.lstat(abs);
+      lstat = await fsp.lstat(osPath(abs));
     } catch (err) {
       // ENOTDIR: a file stands where a parent folder should be; the path does not exist
       // (creating it is then a conflict, which mkdirChecked reports).
@@ -234,7 +235,7 @@ export class Gate {
     }
     let real: string;
     try {
-      real = await fsp.realpath(abs);
+      real = await realPath(abs);
     } catch {
       // Never write through a dangling link: the write would land wherever it points.
       if (WRITE_OPS.has(op)) throw new ForbiddenError('will not write through a dangling symbolic link');
@@ -242,7 +243,7 @@ export class Gate {
     }
     if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope');
     this.checkRealLocation(access, clean, real);
-    const stat = await fsp.stat(real);
+    const stat = await fsp.stat(osPath(real));
     // Writes through a link inside the scope go to its target (`real`), as filebrowser does.
     return { access, virtual: clean, scopePath, abs, real, exists: true, lstat, stat, isSymlink, isDir: stat.isDirectory() };
   }
@@ -267,7 +268,7 @@ export class Gate {
   resolveLinkEntry(access: Access, abs: string): { real: string; stat: fs.Stats } | 'dangling' | 'denied' {
     let real: string;
     try {
-      real = fs.realpathSync(abs);
+      real = realPathSync(abs);
     } catch {
       return 'dangling';
     }
@@ -275,7 +276,7 @@ export class Gate {
     if (realVirtual === undefined || this.isProtected(real)) return 'denied';
     if (!this.ruleAllows(access, realVirtual, true)) return 'denied';
     try {
-      return { real, stat: fs.statSync(real) };
+      return { real, stat: fs.statSync(osPath(real)) };
     } catch {
       return 'dangling';
     }
@@ -291,7 +292,7 @@ export class Gate {
     const missing: string[] = [];
     for (;;) {
       try {
-        const real = await fsp.realpath(existing);
+        const real = await realPath(existing);
         if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the path leads outside your scope');
         return missing.length ? path.join(real, ...missing.reverse()) : real;
       } catch (err) {

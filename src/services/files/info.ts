@@ -2,11 +2,11 @@
  * FileInfo for single entries and folder listings. Listings use one lstat per entry and never
  * read file contents; a single-file GET may sniff the first bytes and include text content.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
-import { isWithinReal, type Gate, type Target } from './gate.ts';
+import type { Gate, Target } from './gate.ts';
+import { readEntries } from './disk/dirents.ts';
+import type { Dirent, Stats } from './disk/stat.ts';
 import { openForRead } from './io.ts';
 import { isoTime, listingFromScan, listingJson, nameSortKey, pageOf, renderLargeListing, scanFolder } from './listing.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
@@ -14,7 +14,7 @@ import { baseName, parentOf } from './paths.ts';
 
 export { isoTime, nameSortKey };
 
-function modifiedOf(st: fs.Stats): string {
+function modifiedOf(st: Stats): string {
   return isoTime(st.mtimeMs);
 }
 
@@ -23,7 +23,7 @@ function extensionOf(name: string, isDir: boolean): string {
 }
 
 /** The FileInfo of an entry from its stats (no content reads). */
-export function infoFromStats(virtual: string, name: string, lst: fs.Stats, st: fs.Stats | undefined, type?: FileType): FileInfoDto {
+export function infoFromStats(virtual: string, name: string, lst: Stats, st: Stats | undefined, type?: FileType): FileInfoDto {
   const isSymlink = lst.isSymbolicLink();
   const target = st ?? lst;
   const isDir = target.isDirectory();
@@ -82,22 +82,6 @@ export async function listFolderWithSizes(gate: Gate, target: Target, opts: List
 
 function folderBase(target: Target): FileInfoDto {
   return infoFromStats(target.virtual, baseName(target.virtual), target.lstat!, target.stat);
-}
-
-/** A symlink's target stats, `undefined` when dangling, 'escapes' when outside the scope or fm's own. */
-export function resolveLink(gate: Gate, rootReal: string, abs: string): fs.Stats | undefined | 'escapes' {
-  let real: string;
-  try {
-    real = fs.realpathSync(abs);
-  } catch {
-    return undefined;
-  }
-  if (!isWithinReal(rootReal, real) || gate.isProtected(real)) return 'escapes';
-  try {
-    return fs.statSync(real);
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -168,9 +152,9 @@ export async function findSubtitles(gate: Gate, target: Target): Promise<string[
   const stem = path.basename(target.virtual, path.extname(target.virtual));
   const out: string[] = [];
   const join = (dir: string, name: string) => (dir === '/' ? `/${name}` : `${dir}/${name}`);
-  let entries: fs.Dirent[];
+  let entries: Dirent[];
   try {
-    entries = await fsp.readdir(dirAbs, { withFileTypes: true });
+    entries = await readEntries(dirAbs);
   } catch {
     return out;
   }
@@ -181,7 +165,7 @@ export async function findSubtitles(gate: Gate, target: Target): Promise<string[
     } else if (e.isDirectory() && SUBTITLE_DIRS.has(e.name.toLowerCase())) {
       const subVirtual = join(dirVirtual, e.name);
       if (!gate.visible(access, subVirtual)) continue;
-      const inner = await fsp.readdir(path.join(dirAbs, e.name), { withFileTypes: true }).catch(() => []);
+      const inner = await readEntries(path.join(dirAbs, e.name)).catch(() => [] as Dirent[]);
       for (const f of inner) {
         const v = join(subVirtual, f.name);
         if (f.isFile() && SUBTITLE_EXT.test(f.name) && gate.visible(access, v)) out.push(v);

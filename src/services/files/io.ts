@@ -11,6 +11,8 @@ import { pipeline } from 'node:stream/promises';
 import { PassThrough, Transform, Writable, type Readable } from 'node:stream';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../errors.ts';
 import { PARTIAL_PREFIX, isWithinReal, type Target } from './gate.ts';
+import { readLink } from './disk/dirents.ts';
+import { osPath } from './disk/names.ts';
 
 /** Names of in-progress writes; listings, search and archives never show them. */
 export { PARTIAL_PREFIX };
@@ -22,7 +24,7 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW, O_NONBLOCK } = fs.const
 export async function verifyDescriptor(fh: fsp.FileHandle, rootReal: string): Promise<void> {
   let where: string;
   try {
-    where = await fsp.readlink(`/proc/self/fd/${fh.fd}`);
+    where = await readLink(`/proc/self/fd/${fh.fd}`);
   } catch {
     return; // No /proc (not Linux): the O_NOFOLLOW open and the gate's realpath checks stand.
   }
@@ -43,7 +45,7 @@ export async function openForRead(target: Target): Promise<fsp.FileHandle> {
 
 /** Opens a real path (a tree entry's, a link target's) for reading, confined to `rootReal`. */
 export async function openRealForRead(real: string, rootReal: string): Promise<fsp.FileHandle> {
-  const fh = await fsp.open(real, O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+  const fh = await fsp.open(osPath(real), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
   await verifyDescriptor(fh, rootReal);
   return fh;
 }

@@ -5,15 +5,27 @@
  * the JSON is written straight from the arrays into buffers. `listFolder` (info.ts) builds
  * DTOs from the same scan.
  */
-
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { PARTIAL_PREFIX } from './gate.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, typeFromName } from './types.ts';
-import { KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, RENDERED_DIR, RENDERED_FILE, RENDERED_LINK, renderInWorkers, statAll } from './listing-worker.ts';
+import { readNamesWithBytes } from './disk/dirents.ts';
+import {
+  KIND_DIR,
+  KIND_FIFO,
+  KIND_LINK,
+  PARALLEL_MIN,
+  RAW_MISSING,
+  RENDERED_DIR,
+  RENDERED_FILE,
+  RENDERED_LINK,
+  renderInWorkers,
+  statAll,
+  type EntryPaths,
+} from './disk/listing-worker.ts';
+import { hasEscapes, nameBytes } from './disk/names.ts';
+import { lstatOrUndefined } from './disk/stat.ts';
 import { itemJson, makeIsoTime, makeQuote, nameSortKey } from './listing-render.ts';
 
 export { nameSortKey };
@@ -39,15 +51,31 @@ export interface FolderScan {
   numFiles: number;
 }
 
-/** The names a listing may show: not hidden or denied by rules, not fm's own, not in-progress uploads. */
-async function visibleNames(gate: Gate, target: Target): Promise<string[]> {
+/**
+ * The entries a listing may show: not hidden or denied by rules, not fm's own, not in-progress
+ * uploads. Names that are not UTF-8 are listed too (escaped, disk/names.ts), with their bytes.
+ */
+async function visibleEntries(gate: Gate, target: Target): Promise<EntryPaths> {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
   const own = gate.protectedNamesIn(target.real);
-  return (await fsp.readdir(target.real)).filter(
-    (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name)),
-  );
+  const shows = (name: string) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
+  const prefix = target.real === '/' ? '/' : `${target.real}/`;
+  const entries: EntryPaths = { prefix, names: [] };
+  if (hasEscapes(prefix)) entries.prefixBytes = nameBytes(prefix);
+  const { names, bytes } = await readNamesWithBytes(target.real);
+  if (!bytes) {
+    entries.names = names.filter(shows);
+    return entries;
+  }
+  entries.nameBytes = [];
+  for (let i = 0; i < names.length; i++) {
+    if (!shows(names[i])) continue;
+    entries.names.push(names[i]);
+    entries.nameBytes.push(hasEscapes(names[i]) ? bytes[i] : undefined);
+  }
+  return entries;
 }
 
 /** A folder's scan and its entries in listing order. */
@@ -62,10 +90,10 @@ export interface OrderedScan {
  */
 export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): Promise<OrderedScan> {
   const { access } = target;
-  const absPrefix = target.real === '/' ? '/' : `${target.real}/`;
-  const names = await visibleNames(gate, target);
+  const entries = await visibleEntries(gate, target);
+  const { names, prefix: absPrefix } = entries;
   const n = names.length;
-  const stats = statAll(absPrefix, names);
+  const stats = statAll(entries);
   // While the stats run (in the workers for large folders), sort by name.
   const byName = sorting.by !== 'size' && sorting.by !== 'modified';
   const nameOrder = byName ? sortByName(names, sorting.asc) : undefined;
@@ -256,7 +284,7 @@ function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; i
   const abs = (target.real === '/' ? '/' : `${target.real}/`) + name;
   const resolved = gate.resolveLinkEntry(target.access, abs);
   if (resolved === 'denied') return undefined; // never show where a link leaving the scope points
-  const st = resolved === 'dangling' ? fs.lstatSync(abs, { throwIfNoEntry: false }) : resolved.stat;
+  const st = resolved === 'dangling' ? lstatOrUndefined(abs) : resolved.stat;
   if (!st) return undefined;
   const isDir = resolved !== 'dangling' && st.isDirectory();
   const size = isDir ? 4096 : st.size;
@@ -274,16 +302,16 @@ function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; i
  */
 export async function renderLargeListing(gate: Gate, target: Target, base: FileInfoDto, sorting: Sorting, offset?: number, limit?: number): Promise<Buffer | undefined> {
   if (sorting.by === 'size' || sorting.by === 'modified') return undefined;
-  const names = await visibleNames(gate, target);
+  const entries = await visibleEntries(gate, target);
+  const { names } = entries;
   if (names.length < PARALLEL_MIN) return undefined;
   const rendering = renderInWorkers(
     {
-      prefix: target.real === '/' ? '/' : `${target.real}/`,
       vprefix: target.virtual === '/' ? '/' : `${target.virtual}/`,
       ...typeTables(names),
       textLimit: TEXT_CONTENT_LIMIT,
     },
-    names,
+    entries,
   );
   if (!rendering) return undefined;
   const byName = sortByName(names, sorting.asc); // meanwhile, here

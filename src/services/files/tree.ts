@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { ConflictError, ForbiddenError } from '../../errors.ts';
 import { PARTIAL_PREFIX, isWithinReal } from './gate.ts';
 import { handleWriter, moveIntoPlace, openRealForRead, verifyDescriptor } from './io.ts';
+import { osPath } from './disk/names.ts';
 
 const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
 
@@ -110,8 +111,8 @@ async function mkdirForCopy(dir: string, mode: number, opts: TreeOptions): Promi
  * existing folder with override, and a copy then delete across file systems (EXDEV).
  */
 export async function moveTree(src: string, dest: string, opts: TreeOptions): Promise<void> {
-  const st = await fsp.lstat(src);
-  const existing = await fsp.lstat(dest).catch(() => undefined);
+  const st = await fsp.lstat(osPath(src));
+  const existing = await fsp.lstat(osPath(dest)).catch(() => undefined);
   if (existing && !sameEntry(st, existing)) {
     if (!opts.override) throw new ConflictError(`${path.basename(dest)} already exists`);
     if (existing.isDirectory() !== st.isDirectory()) {
@@ -123,7 +124,7 @@ export async function moveTree(src: string, dest: string, opts: TreeOptions): Pr
     }
   }
   try {
-    await fsp.rename(src, dest);
+    await fsp.rename(osPath(src), osPath(dest));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
     await copyTree(src, dest, opts);

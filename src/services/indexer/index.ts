@@ -5,13 +5,13 @@
  * file events. Queries use a trigram index over lower-cased names.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../context.ts';
 import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
-import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
+import { reconcileDir, refreshLossyPath, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
+import { isSuspect } from '../files/disk/names.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -155,7 +155,9 @@ export class SearchIndex {
           const ctx = this.ctx();
           for (const e of events) {
             if (this.opts.skip(e.path)) continue;
-            if (e.type === 'delete') removePath(ctx, e.path);
+            // The watcher's paths are lossy for names that are not UTF-8: look those up on disk.
+            if (isSuspect(e.path)) await refreshLossyPath(ctx, e.path);
+            else if (e.type === 'delete') removePath(ctx, e.path);
             else await upsertPath(ctx, e.path);
           }
         });
@@ -188,7 +190,6 @@ export class SearchIndex {
     if (!this.ready || !this.dirty) return;
     this.dirty = false;
     try {
-      fs.mkdirSync(path.dirname(this.snapshotFile), { recursive: true });
       await saveSnapshot(this.store, this.opts.root, this.snapshotFile);
     } catch (err) {
       this.dirty = true;

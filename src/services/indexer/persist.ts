@@ -1,19 +1,25 @@
 /**
  * Snapshots of the entry store in a compact binary file, so a restart reconciles instead of
  * rescanning. Written to a temporary file and renamed into place; a damaged or foreign
- * snapshot is ignored (the index is rebuilt).
+ * snapshot is ignored (the index is rebuilt). Names are stored as the UTF-8 of fm's string
+ * form (files/disk/names.ts), which keeps names that are not UTF-8 exactly. This module writes
+ * fm's own file in fm's data folder, so it uses node:fs directly.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
 
-const MAGIC = Buffer.from('FMIDX\u0002', 'latin1');
+// Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
+// into U+FFFD, and folder mtimes would never tell the reconciliation to fix them).
+const MAGIC = Buffer.from('FMIDX\u0003', 'latin1');
 // Small enough that serialising one chunk (some 6,000 entries) never holds up a search for long.
 const CHUNK = 256 << 10;
 
 /** Writes the live entries in depth-first order (parents before children). */
 export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
+  await fsp.mkdir(path.dirname(file), { recursive: true });
   const fh = await fsp.open(tmp, 'w', 0o600);
   try {
     let buf = Buffer.allocUnsafe(CHUNK);

@@ -1,13 +1,16 @@
 /**
  * Filling the store from disk: a full scan, a subtree scan, and reconciliation of a loaded
  * snapshot by folder mtimes. Uses synchronous readdir/lstat in small batches (much faster than
- * the thread pool on 2 cores) and yields to the event loop between batches.
+ * the thread pool on 2 cores) and yields to the event loop between batches. Names are kept in
+ * fm's string form (files/disk/names.ts), so a name that is not UTF-8 is indexed exactly.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { typeFromName } from '../files/types.ts';
 import { isPartialName } from '../files/io.ts';
+import { readNamesSync } from '../files/disk/dirents.ts';
+import { hasEscapes, isSuspect, nameBytes } from '../files/disk/names.ts';
+import { lstatOrUndefined, type Stats } from '../files/disk/stat.ts';
 import { EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
 
 /** Work units (entries) between yields to the event loop. */
@@ -27,7 +30,7 @@ export interface ScanContext {
   signal?: AbortSignal;
 }
 
-export function entryFromStats(name: string, st: fs.Stats): EntryData {
+export function entryFromStats(name: string, st: Stats): EntryData {
   const isDir = st.isDirectory();
   const detected = isDir ? '' : (typeFromName(name) ?? 'blob');
   const type: IndexedType = (TYPE_CODES as readonly string[]).includes(detected) ? (detected as IndexedType) : 'blob';
@@ -53,7 +56,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
     const [id, abs] = stack.pop()!;
     let names: string[];
     try {
-      names = fs.readdirSync(abs);
+      names = readNamesSync(abs);
     } catch {
       continue;
     }
@@ -64,17 +67,19 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
       if (isPartialName(name) || known?.has(name)) continue;
       const childAbs = abs === '/' ? `/${name}` : `${abs}/${name}`;
       if (ctx.skip(childAbs)) continue;
-      let st: fs.Stats;
-      try {
-        st = fs.lstatSync(childAbs);
-      } catch {
-        continue;
-      }
+      const st = lstatOrUndefined(childAbs);
+      if (!st) continue;
       const childId = ctx.store.add(id, entryFromStats(name, st));
       ctx.onAdd(childId);
       if (st.isDirectory()) stack.push([childId, childAbs]);
     }
   }
+}
+
+/** Removes an entry and everything below it, and tells `onRemove`. */
+function removeEntry(ctx: ScanContext, id: number): void {
+  const removed = ctx.store.remove(id); // never inside `onRemove?.(…)`: without a listener it would not run
+  ctx.onRemove?.(removed);
 }
 
 /** Adds or refreshes the entry at `abs` (and scans it when it is a new folder). */
@@ -105,7 +110,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
   const st = lstatOrUndefined(abs);
   const existing = ctx.store.child(dir, name);
   if (!st) {
-    if (existing >= 0) ctx.onRemove?.(ctx.store.remove(existing));
+    if (existing >= 0) removeEntry(ctx, existing);
     return;
   }
   if (existing >= 0 && ctx.store.isDir(existing) === st.isDirectory() && ctx.store.isLink(existing) === st.isSymbolicLink()) {
@@ -113,7 +118,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
     if (st.isDirectory()) await reconcileDir(ctx, existing, abs, true);
     return;
   }
-  if (existing >= 0) ctx.onRemove?.(ctx.store.remove(existing));
+  if (existing >= 0) removeEntry(ctx, existing);
   const id = ctx.store.add(dir, entryFromStats(name, st));
   ctx.onAdd(id);
   if (st.isDirectory()) await scanTree(ctx, id, abs);
@@ -124,7 +129,7 @@ export function removePath(ctx: ScanContext, abs: string): void {
   const rel = path.relative(ctx.root, abs);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return;
   const id = ctx.store.lookup(rel.split(path.sep).join('/'));
-  if (id > ROOT_ID) ctx.onRemove?.(ctx.store.remove(id));
+  if (id > ROOT_ID) removeEntry(ctx, id);
 }
 
 /**
@@ -142,7 +147,7 @@ export async function reconcileDir(ctx: ScanContext, dirId: number, dirAbs: stri
     if (due()) await pause(ctx.signal);
     const st = lstatOrUndefined(abs);
     if (!st?.isDirectory()) {
-      if (id !== ROOT_ID) ctx.onRemove?.(store.remove(id));
+      if (id !== ROOT_ID) removeEntry(ctx, id);
       continue;
     }
     if (first || st.mtimeMs !== store.mtime[id]) {
@@ -162,14 +167,14 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
   const { store } = ctx;
   let names: string[];
   try {
-    names = fs.readdirSync(abs);
+    names = readNamesSync(abs);
   } catch {
     return;
   }
   const onDisk = new Set(names);
   const byName = new Map<string, number>();
   for (const child of [...(store.children[id] ?? [])]) {
-    if (!onDisk.has(store.names[child])) ctx.onRemove?.(store.remove(child));
+    if (!onDisk.has(store.names[child])) removeEntry(ctx, child);
     else byName.set(store.names[child], child);
   }
   for (const name of names) {
@@ -185,10 +190,48 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
   }
 }
 
-function lstatOrUndefined(abs: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(abs);
-  } catch {
-    return undefined;
+/**
+ * A watcher event whose path came through lossy: the watcher hands over paths as strings and
+ * turns bytes that are not UTF-8 into U+FFFD, so the path may stand for several entries. Every
+ * indexed folder it may lie in is re-read (names added or removed) and every indexed entry it
+ * may name is refreshed.
+ */
+export async function refreshLossyPath(ctx: ScanContext, lossyAbs: string): Promise<void> {
+  const rel = path.relative(ctx.root, lossyAbs);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return;
+  const { store } = ctx;
+  const segments = rel.split(path.sep);
+  let dirs: Array<[number, string]> = [[ROOT_ID, ctx.root]];
+  for (const seg of segments.slice(0, -1)) {
+    const next: Array<[number, string]> = [];
+    for (const [id, abs] of dirs) {
+      for (const child of childrenNamed(store, id, seg)) if (store.isDir(child)) next.push([child, path.join(abs, store.names[child])]);
+    }
+    dirs = next;
   }
+  const last = segments[segments.length - 1];
+  for (const [id, abs] of dirs) {
+    await reconcileDir(ctx, id, abs, false);
+    for (const child of childrenNamed(store, id, last)) await upsertPath(ctx, path.join(abs, store.names[child]));
+  }
+}
+
+/** The children of a folder whose name a lossy decoder would show as `lossy`. */
+function childrenNamed(store: EntryStore, dir: number, lossy: string): number[] {
+  if (!isSuspect(lossy)) {
+    const id = store.child(dir, lossy);
+    return id >= 0 ? [id] : [];
+  }
+  const key = lossyKey(lossy);
+  return (store.children[dir] ?? []).filter((id) => lossyKey(lossyForm(store.names[id])) === key);
+}
+
+/** A name as a lossy UTF-8 decoder shows it: each invalid sequence becomes U+FFFD. */
+function lossyForm(name: string): string {
+  return hasEscapes(name) ? nameBytes(name).toString('utf8') : name;
+}
+
+/** Decoders differ in how many U+FFFD one invalid sequence gives: compare with runs collapsed. */
+function lossyKey(s: string): string {
+  return s.replace(/\ufffd+/g, '\ufffd');
 }

@@ -1,11 +1,11 @@
 /**
  * Search through the live index once it is ready, through the walk until then. Every hit is
  * checked like a walked entry would be: the path and all its ancestors visible to the access
- * (rules, hidden dotfiles), links resolved and left out when they lead out of the scope.
+ * (rules, hidden dotfiles), links resolved and left out when they lead out of the scope or into
+ * a folder the rules deny.
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Access, Gate, Target } from '../files/gate.ts';
-import { resolveLink } from '../files/info.ts';
 import type { SearchIndex } from '../indexer/index.ts';
 import { matches, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
@@ -37,9 +37,9 @@ export class IndexedSearch implements SearchService {
       if (!this.visibleWithAncestors(access, base, virtual)) continue;
       let dir = hit.isDir;
       if (hit.isLink) {
-        const resolved = resolveLink(this.gate, access.rootReal, `${rootAbs}/${hit.rel}`);
-        if (resolved === 'escapes') continue;
-        dir = resolved?.isDirectory() ?? false;
+        const resolved = this.gate.resolveLinkEntry(access, `${rootAbs}/${hit.rel}`);
+        if (resolved === 'denied') continue;
+        dir = resolved !== 'dangling' && resolved.stat.isDirectory();
       }
       yield { virtual, dir };
     }

@@ -2,13 +2,13 @@
  * Search by walking the tree (filebrowser's method): every visible entry under the folder is
  * matched by name, and stat-ed only when the query filters on size or time. Denied folders are
  * pruned by the gate's visible-tree walk; symlinks are never followed, and links leading out
- * of the scope are left out as listings leave them out.
+ * of the scope or into a denied folder are left out as listings leave them out. Names that are
+ * not UTF-8 are walked and matched in their escaped form (files/disk/names.ts).
  */
-import fs from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Access, Gate, Target } from '../files/gate.ts';
-import { resolveLink } from '../files/info.ts';
 import { isPartialName } from '../files/io.ts';
+import { lstatOrUndefined, type Stats } from '../files/disk/stat.ts';
 import { matches, needsStat, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
 
@@ -24,12 +24,13 @@ export class WalkSearch implements SearchService {
       const { dirent } = entry;
       if (isPartialName(dirent.name)) continue;
       let isDir = dirent.isDirectory();
-      let st: fs.Stats | undefined;
+      let st: Stats | undefined;
       if (dirent.isSymbolicLink()) {
-        const resolved = resolveLink(this.gate, access.rootReal, entry.abs);
-        if (resolved === 'escapes') continue;
-        isDir = resolved?.isDirectory() ?? false;
-        st = resolved ?? (withStat ? lstatOrUndefined(entry.abs) : undefined);
+        const resolved = this.gate.resolveLinkEntry(access, entry.abs);
+        if (resolved === 'denied') continue;
+        const target = resolved === 'dangling' ? undefined : resolved.stat;
+        isDir = target?.isDirectory() ?? false;
+        st = target ?? (withStat ? lstatOrUndefined(entry.abs) : undefined);
       } else if (withStat) {
         // Synchronous lstat in small batches: several times faster than the thread pool on a
         // long walk, and yielding between batches keeps the server responsive.
@@ -45,12 +46,3 @@ export class WalkSearch implements SearchService {
 }
 
 const STAT_BATCH = 256;
-
-/** lstat, or undefined when the entry vanished or cannot be read meanwhile. */
-function lstatOrUndefined(abs: string): fs.Stats | undefined {
-  try {
-    return fs.lstatSync(abs);
-  } catch {
-    return undefined;
-  }
-}

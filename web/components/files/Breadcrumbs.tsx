@@ -2,10 +2,13 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { breadcrumbs, visibleCrumbs } from '../../lib/paths.ts';
 import { Icon } from '../ui/Icon.tsx';
+import { displayName, hasEscapes } from '../../lib/names.ts';
+import { Name, useNameTitle } from '../ui/Name.tsx';
 
 /** A home link plus the decoded path segments; beyond 3 segments the rest hides behind an ellipsis. */
 export function Breadcrumbs({ path }: { path: string }) {
   const { t } = useTranslation();
+  const nameTitle = useNameTitle();
   const { hidden, shown } = visibleCrumbs(breadcrumbs(path));
   const last = shown.length - 1;
   return (
@@ -16,7 +19,7 @@ export function Breadcrumbs({ path }: { path: string }) {
       {hidden && (
         <>
           <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
-          <Link href={hidden.url} className="breadcrumb" title={path}>
+          <Link href={hidden.url} className="breadcrumb" title={displayName(path)}>
             …
           </Link>
         </>
@@ -24,8 +27,8 @@ export function Breadcrumbs({ path }: { path: string }) {
       {shown.map((c, i) => (
         <span key={c.url} className="breadcrumb-part">
           <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
-          <Link href={c.url} className="breadcrumb" aria-current={i === last ? 'page' : undefined}>
-            {c.name}
+          <Link href={c.url} className="breadcrumb" aria-current={i === last ? 'page' : undefined} title={hasEscapes(c.name) ? nameTitle(c.name) : undefined}>
+            <Name name={c.name} />
           </Link>
         </span>
       ))}

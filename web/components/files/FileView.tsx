@@ -9,17 +9,19 @@ import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { iconFor } from './Thumbnail.tsx';
+import { Name, useNameTitle } from '../ui/Name.tsx';
 
 export function FileView({ file }: { file: Resource }) {
   const { t } = useTranslation();
+  const nameTitle = useNameTitle();
   const tag = useLocaleTag();
   const user = useAtomValue(userAtom);
   const mayDownload = can(user, 'download');
   return (
     <section className="file-view" aria-labelledby="file-view-name">
       <Icon name={iconFor(file)} size={72} />
-      <h2 id="file-view-name" className="file-view-name">
-        {file.name}
+      <h2 id="file-view-name" className="file-view-name" title={nameTitle(file.name)}>
+        <Name name={file.name} />
       </h2>
       <p className="file-view-meta">
         {formatSize(file.size, tag)} · <time dateTime={file.modified}>{formatExact(new Date(file.modified), tag)}</time>

@@ -6,6 +6,8 @@ import type { ResourceItem } from '../../api/resources.ts';
 import { formatExact, formatModified, formatSize } from '../../lib/format.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { Thumbnail } from './Thumbnail.tsx';
+import { displayName } from '../../lib/names.ts';
+import { Name, useNameTitle } from '../ui/Name.tsx';
 
 export interface ItemHandlers {
   click(index: number, e: MouseEvent): void;
@@ -34,6 +36,7 @@ export interface ListingItemProps {
 
 export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
   const { t } = useTranslation();
+  const nameTitle = useNameTitle();
   const { item, index, handlers: h } = p;
   const date = new Date(item.modified);
   const invalid = item.type === 'invalid_link';
@@ -47,7 +50,7 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
       role="option"
       id={`item-${index}`}
       aria-selected={p.selected}
-      aria-label={item.name}
+      aria-label={displayName(item.name)}
       tabIndex={p.tabbable ? 0 : -1}
       className={classes.join(' ')}
       data-index={index}
@@ -69,8 +72,10 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
         <Thumbnail item={item} size={p.mode === 'mosaic gallery' ? 56 : 28} />
       </div>
       <div className="item-text">
-        <p className="item-name" title={item.name}>
-          <span className="item-name-text">{item.name}</span>
+        <p className="item-name" title={nameTitle(item.name)}>
+          <span className="item-name-text">
+            <Name name={item.name} />
+          </span>
           {invalid && <span className="item-badge">{t('files.invalidLink')}</span>}
         </p>
         <p className="item-size">{item.isDir ? '—' : formatSize(item.size, p.tag)}</p>

@@ -13,6 +13,8 @@ import { userAtom } from '../../state/auth.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { SubmitButton } from '../prompts/PromptFrame.tsx';
+import { displayName } from '../../lib/names.ts';
+import { Name } from '../ui/Name.tsx';
 
 export function TextView({ file }: { file: Resource }) {
   const { t } = useTranslation();
@@ -39,7 +41,7 @@ export function TextView({ file }: { file: Resource }) {
   return (
     <form
       className="text-view"
-      aria-label={file.name}
+      aria-label={displayName(file.name)}
       onSubmit={(e) => {
         e.preventDefault();
         if (editable) void action.run();
@@ -48,7 +50,9 @@ export function TextView({ file }: { file: Resource }) {
       <div className="text-view-bar">
         <h2 className="text-view-name">
           <Icon name="text" size={20} />
-          <span>{file.name}</span>
+          <span>
+            <Name name={file.name} />
+          </span>
           {dirty && <span className="badge">{t('files.unsaved')}</span>}
         </h2>
         {can(user, 'download') && (

@@ -23,6 +23,8 @@ import { Icon } from '../ui/Icon.tsx';
 import { useTitle } from '../ui/useTitle.ts';
 import { ImageViewer } from './ImageViewer.tsx';
 import { TIFF_EXTENSIONS, TiffImage } from './TiffImage.tsx';
+import { displayName } from '../../lib/names.ts';
+import { Name, useNameTitle } from '../ui/Name.tsx';
 
 /** Previous and next move across these types (spec §2). */
 const MEDIA = new Set(['image', 'video', 'audio', 'blob']);
@@ -52,22 +54,22 @@ function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
   const [failed, setFailed] = useState(false);
   useEffect(() => setFailed(false), [file.path, fullSize]);
   if (failed) return <FileView file={file} />;
-  if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={file.name} />;
+  if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={displayName(file.name)} />;
   if (file.type === 'image') {
     const src = fullSize || !settings.ResizePreview ? rawUrl(file.path, true) : previewUrl(file.path, 'big', file.modified);
-    return <ImageViewer key={`${file.path}|${fullSize}`} src={src} alt={file.name} onError={() => setFailed(true)} />;
+    return <ImageViewer key={`${file.path}|${fullSize}`} src={src} alt={displayName(file.name)} onError={() => setFailed(true)} />;
   }
   if (file.type === 'audio') {
     return (
       <div className="preview-audio">
         <Icon name="audio" size={96} />
-        <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={file.name} />
+        <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={displayName(file.name)} />
       </div>
     );
   }
   if (file.type === 'video') {
     return (
-      <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={file.name}>
+      <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={displayName(file.name)}>
         {(file.subtitles ?? []).map((s, i) => (
           <track key={s} kind="captions" src={subtitleUrl(s)} label={baseName(s)} default={i === 0} />
         ))}
@@ -75,7 +77,7 @@ function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
       </video>
     );
   }
-  if (file.type === 'pdf') return <iframe key={file.path} className="preview-pdf" src={rawUrl(file.path, true)} title={file.name} />;
+  if (file.type === 'pdf') return <iframe key={file.path} className="preview-pdf" src={rawUrl(file.path, true)} title={displayName(file.name)} />;
   return <FileView file={file} />;
 }
 
@@ -89,7 +91,8 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
   const hovered = useRef(false);
   const hideTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   const lastMove = useRef(0);
-  useTitle(file.name);
+  useTitle(displayName(file.name));
+  const nameTitle = useNameTitle();
 
   const index = siblings.findIndex((i) => i.path === path);
   const prev = index > 0 ? siblings[index - 1] : undefined;
@@ -158,8 +161,8 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
     >
       <header className="preview-header">
         <IconButton icon="close" label={t('buttons.close')} onClick={close} />
-        <h1 className="preview-title" title={file.name}>
-          {file.name}
+        <h1 className="preview-title" title={nameTitle(file.name)}>
+          <Name name={file.name} />
         </h1>
         <div className="preview-actions">
           {isImage && settings.ResizePreview && (

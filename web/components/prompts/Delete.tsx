@@ -4,6 +4,7 @@ import type { ResourceItem } from '../../api/resources.ts';
 import { deleteItems } from '../../actions/files.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
+import { displayName } from '../../lib/names.ts';
 
 /** Confirms deleting the selection; the prompt closes first, then the items go in parallel. */
 export function DeletePrompt({ items }: { items: ResourceItem[] }) {
@@ -26,7 +27,7 @@ export function DeletePrompt({ items }: { items: ResourceItem[] }) {
     >
       <p>
         {items.length === 1
-          ? t('prompts.deleteMessageSingle', { name: items[0].name })
+          ? t('prompts.deleteMessageSingle', { name: displayName(items[0].name) })
           : t('prompts.deleteMessageMultiple', { count: items.length })}
       </p>
     </PromptFrame>

@@ -17,6 +17,7 @@ import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
 import { Icon } from '../ui/Icon.tsx';
+import { Name } from '../ui/Name.tsx';
 
 interface Entry {
   name: string;
@@ -117,7 +118,9 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
             }}
           >
             <Icon name={e.name === '..' ? 'arrowUp' : 'folder'} />
-            <span>{e.name}</span>
+            <span>
+              <Name name={e.name} />
+            </span>
           </li>
         ))}
       </ul>

@@ -7,6 +7,7 @@ import { formatExact, formatSize } from '../../lib/format.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
+import { Name, useNameTitle } from '../ui/Name.tsx';
 
 function Checksum({ path, algo }: { path: string; algo: ChecksumAlgorithm }) {
   const { t } = useTranslation();
@@ -47,6 +48,7 @@ function Checksum({ path, algo }: { path: string; algo: ChecksumAlgorithm }) {
 export function InfoPrompt({ items, dir }: { items: ResourceItem[]; dir?: Resource }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
+  const nameTitle = useNameTitle();
   const close = useSetAtom(closePromptAtom);
   const single = items.length === 1 ? items[0] : items.length === 0 ? dir : undefined;
   const files = items.filter((i) => !i.isDir);
@@ -61,7 +63,9 @@ export function InfoPrompt({ items, dir }: { items: ResourceItem[]; dir?: Resour
         {single && (
           <div className="info-row">
             <dt>{t('prompts.displayName')}</dt>
-            <dd className="info-name">{single.name || '/'}</dd>
+            <dd className="info-name" title={single.name ? nameTitle(single.name) : undefined}>
+              {single.name ? <Name name={single.name} /> : '/'}
+            </dd>
           </div>
         )}
         {items.length > 1 && (

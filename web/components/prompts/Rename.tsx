@@ -4,18 +4,23 @@ import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
 import { renameItem } from '../../actions/files.ts';
 import { showError } from '../../actions/notify.ts';
+import { displayName, editableName, hasEscapes, parseEditedName } from '../../lib/names.ts';
 import { validName } from '../../lib/paths.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
 
-/** Renames one item; the name is trimmed and the base name is pre-selected. */
+/**
+ * Renames one item; the name is trimmed and the base name is pre-selected. A name with bytes that
+ * are not UTF-8 is edited in its display form (`\xHH` for such a byte, lib/names.ts).
+ */
 export function RenamePrompt({ item }: { item: ResourceItem }) {
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
-  const [name, setName] = useState(item.name);
+  const initial = editableName(item.name);
+  const [text, setText] = useState(initial);
   const input = useRef<HTMLInputElement>(null);
-  const valid = validName(name);
+  const valid = validName(parseEditedName(text, item.name));
   const action = useAction(async () => {
     if (!valid) return;
     try {
@@ -30,9 +35,9 @@ export function RenamePrompt({ item }: { item: ResourceItem }) {
   useEffect(() => {
     const el = input.current;
     if (!el) return;
-    const dot = item.isDir ? -1 : item.name.lastIndexOf('.');
-    el.setSelectionRange(0, dot > 0 ? dot : item.name.length);
-  }, [item]);
+    const dot = item.isDir ? -1 : initial.lastIndexOf('.');
+    el.setSelectionRange(0, dot > 0 ? dot : initial.length);
+  }, [item, initial]);
 
   return (
     <PromptFrame
@@ -46,9 +51,10 @@ export function RenamePrompt({ item }: { item: ResourceItem }) {
       }
     >
       <label className="field">
-        <span>{t('prompts.renameMessage', { name: item.name })}</span>
-        <input ref={input} className="input" value={name} autoFocus spellCheck={false} onChange={(e) => setName(e.target.value)} />
+        <span>{t('prompts.renameMessage', { name: displayName(item.name) })}</span>
+        <input ref={input} className="input" value={text} autoFocus spellCheck={false} onChange={(e) => setText(e.target.value)} />
       </label>
+      {hasEscapes(item.name) && <p className="field-help">{t('prompts.renameBytes')}</p>}
     </PromptFrame>
   );
 }

@@ -19,6 +19,7 @@ import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
+import { displayName } from '../../lib/names.ts';
 
 async function copy(text: string, done: string): Promise<void> {
   try {
@@ -97,7 +98,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const creating = mode === 'create';
   return (
     <PromptFrame
-      title={t('prompts.share', { name: item.name })}
+      title={t('prompts.share', { name: displayName(item.name) })}
       className="prompt-wide"
       onSubmit={() => (creating ? void create.run() : close())}
       buttons={

@@ -13,6 +13,7 @@ import { filesUrl, joinPath } from '../../lib/paths.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
+import { Name } from '../ui/Name.tsx';
 
 export const SEARCH_PAGE = 50;
 /** More results are shown when the list is scrolled this close to its end (px). */
@@ -153,7 +154,9 @@ export default function SearchOverlay() {
                   <li key={r.path}>
                     <Link href={filesUrl(full, r.dir)} className="search-result" onClick={() => setOpen(false)}>
                       <Icon name={r.dir ? 'folder' : 'file'} className={r.dir ? 'search-folder' : undefined} />
-                      <span className="search-path">{r.path}</span>
+                      <span className="search-path">
+                        <Name name={r.path} />
+                      </span>
                     </Link>
                   </li>
                 );

@@ -15,6 +15,19 @@ export async function readNames(dir: string): Promise<string[]> {
   return (await fsp.readdir(p, { encoding: 'buffer' })).map(decodeName);
 }
 
+/**
+ * The names in a folder, with every name's exact bytes when some name needed the byte-exact
+ * reading (`bytes` is then parallel to `names`; undefined in the common case, where each name's
+ * bytes are its UTF-8).
+ */
+export async function readNamesWithBytes(dir: string): Promise<{ names: string[]; bytes?: Buffer[] }> {
+  const p = osPath(dir);
+  const names = await fsp.readdir(p);
+  if (!names.some(isSuspect)) return { names };
+  const bytes = await fsp.readdir(p, { encoding: 'buffer' });
+  return { names: bytes.map(decodeName), bytes };
+}
+
 export function readNamesSync(dir: string): string[] {
   const p = osPath(dir);
   const names = fs.readdirSync(p);

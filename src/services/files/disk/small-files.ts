@@ -6,10 +6,13 @@
 import type fs from 'node:fs';
 
 export interface SmallReadJob {
-  /** Real paths of the files, in order. */
-  paths: string[];
-  /** The access root's real path: an open file found outside it is left out. */
-  root: string;
+  /**
+   * Real paths of the files, in order, as node:fs takes them (`osPath`: bytes for names that are
+   * not UTF-8; they reach a worker as Uint8Arrays, which node:fs takes alike).
+   */
+  paths: Array<string | Buffer>;
+  /** The access root's real path (`osPath`): an open file found outside it is left out. */
+  root: string | Buffer;
   /** Files larger than this are not read (status NOT_READ): the caller streams them. */
   maxSize: number;
   /** Once this many bytes are read, the rest of the batch is NOT_READ. */
@@ -39,7 +42,10 @@ export function readSmallBatch(d: { fs: typeof fs; Buffer: typeof Buffer }, job:
   const off = new Uint32Array(n + 1);
   const chunks: Buffer[] = [];
   let total = 0;
-  const rootSlash = job.root.endsWith('/') ? job.root : `${job.root}/`;
+  // Where a descriptor points is compared as bytes: names need not be UTF-8.
+  const root = d.Buffer.from(job.root);
+  const rootSlash = root[root.length - 1] === 0x2f ? root : d.Buffer.concat([root, d.Buffer.from('/')]);
+  const deleted = d.Buffer.from(' (deleted)');
   const flags = f.constants.O_RDONLY | f.constants.O_NOFOLLOW | f.constants.O_NONBLOCK;
   for (let i = 0; i < n; i++) {
     off[i] = total;
@@ -51,15 +57,16 @@ export function readSmallBatch(d: { fs: typeof fs; Buffer: typeof Buffer }, job:
     try {
       fd = f.openSync(job.paths[i], flags);
       // Where the descriptor really points (a parent swapped for a link after the gate's check).
-      let where: string | undefined;
+      let where: Buffer | undefined;
       try {
-        where = f.readlinkSync(`/proc/self/fd/${fd}`);
+        where = f.readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
       } catch {
         where = undefined; // no /proc: the O_NOFOLLOW open and the gate's checks stand
       }
       if (where !== undefined) {
-        if (where.endsWith(' (deleted)')) where = where.slice(0, -' (deleted)'.length);
-        if (where !== job.root && !where.startsWith(rootSlash)) continue; // SMALL_LEFT_OUT
+        if (where.length > deleted.length && where.subarray(where.length - deleted.length).equals(deleted)) where = where.subarray(0, where.length - deleted.length);
+        const inside = where.equals(root) || (where.length >= rootSlash.length && where.subarray(0, rootSlash.length).equals(rootSlash));
+        if (!inside) continue; // SMALL_LEFT_OUT
       }
       const st = f.fstatSync(fd);
       if (!st.isFile()) continue;

@@ -4,16 +4,17 @@
  * `stat` returns raw lstat results; `render` lstat's a batch of names and writes each
  * entry's JSON into a transferable buffer, while the main thread sorts the names; it then only
  * puts folders first and copies bytes. The job functions are self-contained and shipped to the
- * workers as source, so they also run (and are tested) here.
+ * workers as source, so they also run (and are tested) here. They cannot use names.ts: a name
+ * that is not UTF-8 reaches them with its exact bytes (`EntryPaths`).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
-import type { FileType } from '../../api/files.ts';
-import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
-import { goFileMode } from './types.ts';
+import type { FileType } from '../../../api/files.ts';
+import { itemJson, makeIsoTime, makeQuote } from '../listing-render.ts';
+import { goFileMode } from '../types.ts';
 import { readSmallBatch, type SmallReadJob, type SmallReadResult } from './small-files.ts';
 
 const LSTAT_BATCH = 1024;
@@ -24,6 +25,20 @@ export const RAW_MISSING = 255;
 /** Folders at least this large go to the worker threads. */
 export const PARALLEL_MIN = 4096;
 
+/**
+ * Entries of one folder: entry i is at `prefix + names[i]` (fm's string form, names.ts). When the
+ * folder's path or any of its names is not UTF-8, the exact bytes come along and are used instead.
+ */
+export interface EntryPaths {
+  /** Absolute folder path with a trailing "/". */
+  prefix: string;
+  names: string[];
+  /** The folder path's bytes, with the trailing "/" (only when it is not UTF-8). */
+  prefixBytes?: Uint8Array;
+  /** The bytes of the names that are not UTF-8, at their index in `names` (absent for the others). */
+  nameBytes?: Array<Uint8Array | undefined>;
+}
+
 /** Raw lstat results of a batch of names: [mode, size, mtimeMs] per entry, and a kind. */
 export interface RawStats {
   num: Float64Array;
@@ -31,12 +46,16 @@ export interface RawStats {
 }
 
 /** lstat each name. Self-contained: also runs in the workers. */
-export function statBatch(d: { fs: typeof fs }, prefix: string, names: string[]): RawStats {
+export function statBatch(d: { fs: typeof fs; Buffer: typeof Buffer }, job: EntryPaths): RawStats {
+  const { names, prefix, prefixBytes, nameBytes } = job;
   const n = names.length;
   const num = new Float64Array(n * 3);
   const kind = new Uint8Array(n);
   for (let i = 0; i < n; i++) {
-    const st = d.fs.lstatSync(prefix + names[i], { throwIfNoEntry: false });
+    // The string path is the fast, common case; bytes only for entries that need them.
+    const raw = nameBytes ? nameBytes[i] : undefined;
+    const p = raw || prefixBytes ? d.Buffer.concat([prefixBytes ?? d.Buffer.from(prefix), raw ?? d.Buffer.from(names[i])]) : prefix + names[i];
+    const st = d.fs.lstatSync(p, { throwIfNoEntry: false });
     if (!st) {
       kind[i] = 255; // RAW_MISSING
       continue;
@@ -49,12 +68,9 @@ export function statBatch(d: { fs: typeof fs }, prefix: string, names: string[])
   return { num, kind };
 }
 
-export interface RenderJob {
-  /** Absolute folder path with a trailing "/". */
-  prefix: string;
+export interface RenderJob extends EntryPaths {
   /** Virtual folder path with a trailing "/". */
   vprefix: string;
-  names: string[];
   /** Listing type by lower-cased extension (names with one), and by name (the others). */
   extTypes: Map<string, FileType | undefined>;
   nameTypes: Map<string, FileType | undefined>;
@@ -88,7 +104,7 @@ export interface RenderDeps {
 
 /** lstat a batch of names and write each entry's JSON. Self-contained: also runs in the workers. */
 export function renderBatch(d: RenderDeps, job: RenderJob): RenderResult {
-  const { names } = job;
+  const { names, prefix, prefixBytes, nameBytes } = job;
   const n = names.length;
   let buf = d.Buffer.allocUnsafeSlow(Math.max(1 << 16, n * 192));
   let off = 0;
@@ -97,7 +113,9 @@ export function renderBatch(d: RenderDeps, job: RenderJob): RenderResult {
   for (let i = 0; i < n; i++) {
     fragOff[i] = off;
     const name = names[i];
-    const st = d.fs.lstatSync(job.prefix + name, { throwIfNoEntry: false });
+    const raw = nameBytes ? nameBytes[i] : undefined;
+    const p = raw || prefixBytes ? d.Buffer.concat([prefixBytes ?? d.Buffer.from(prefix), raw ?? d.Buffer.from(name)]) : prefix + name;
+    const st = d.fs.lstatSync(p, { throwIfNoEntry: false });
     if (!st) continue; // vanished meanwhile (RENDERED_MISSING)
     if (st.isSymbolicLink()) {
       kind[i] = 3; // RENDERED_LINK
@@ -147,7 +165,7 @@ parentPort.on('message', (job) => {
       const r = readSmallBatch(deps, job);
       parentPort.postMessage({ id: job.id, result: r }, [r.status.buffer, r.num.buffer, r.data.buffer, r.off.buffer]);
     } else if (job.op === 'stat') {
-      const r = statBatch(deps, job.prefix, job.names);
+      const r = statBatch(deps, job);
       parentPort.postMessage({ id: job.id, result: r }, [r.num.buffer, r.kind.buffer]);
     } else {
       const r = renderBatch(deps, job);
@@ -219,22 +237,31 @@ export function readSmallFilesInWorker(job: SmallReadJob): Promise<SmallReadResu
   return usable[nextReader++ % usable.length].run<SmallReadResult>({ op: 'read', ...job });
 }
 
-/** Splits names into one contiguous slice per worker. */
-function slices(names: string[], parts: number): Array<{ from: number; names: string[] }> {
-  const size = Math.ceil(names.length / parts);
-  return Array.from({ length: parts }, (_, p) => ({ from: p * size, names: names.slice(p * size, Math.min(names.length, (p + 1) * size)) }));
+/** Entries `from` to `to` (exclusive) of a folder's entries. */
+function sliceOf(job: EntryPaths, from: number, to: number): EntryPaths {
+  const part: EntryPaths = { prefix: job.prefix, names: job.names.slice(from, to) };
+  if (job.prefixBytes) part.prefixBytes = job.prefixBytes;
+  if (job.nameBytes) part.nameBytes = job.nameBytes.slice(from, to);
+  return part;
 }
 
-/** lstat all names: in the workers for large folders (slices in parallel), else here in batches that yield. */
-export async function statAll(prefix: string, names: string[]): Promise<RawStats> {
-  const n = names.length;
+/** Splits entries into one contiguous slice per worker. */
+function slices(job: EntryPaths, parts: number): Array<{ from: number; entries: EntryPaths }> {
+  const n = job.names.length;
+  const size = Math.ceil(n / parts);
+  return Array.from({ length: parts }, (_, p) => ({ from: p * size, entries: sliceOf(job, p * size, Math.min(n, (p + 1) * size)) }));
+}
+
+/** lstat all entries: in the workers for large folders (slices in parallel), else here in batches that yield. */
+export async function statAll(entries: EntryPaths): Promise<RawStats> {
+  const n = entries.names.length;
   const num = new Float64Array(n * 3);
   const kind = new Uint8Array(n);
   const pool = workersFor(n);
   if (pool.length) {
-    const parts = slices(names, pool.length);
+    const parts = slices(entries, pool.length);
     const results = await Promise.all(
-      parts.map((s, p) => pool[p].run<RawStats>({ op: 'stat', prefix, names: s.names }).catch(() => statBatch({ fs }, prefix, s.names))),
+      parts.map((s, p) => pool[p].run<RawStats>({ op: 'stat', ...s.entries }).catch(() => statBatch({ fs, Buffer }, s.entries))),
     );
     results.forEach((r, p) => {
       num.set(r.num, parts[p].from * 3);
@@ -246,7 +273,7 @@ export async function statAll(prefix: string, names: string[]): Promise<RawStats
   // yielding between batches keeps the server responsive.
   for (let from = 0; from < n; from += LSTAT_BATCH) {
     if (from > 0) await yieldToLoop();
-    const part = statBatch({ fs }, prefix, names.slice(from, Math.min(n, from + LSTAT_BATCH)));
+    const part = statBatch({ fs, Buffer }, sliceOf(entries, from, Math.min(n, from + LSTAT_BATCH)));
     num.set(part.num, from * 3);
     kind.set(part.kind, from);
   }
@@ -257,14 +284,14 @@ export async function statAll(prefix: string, names: string[]): Promise<RawStats
  * Starts rendering a large folder in the workers (one slice each, with the slice's first
  * index). Undefined, at once, when the folder is small or no worker is usable.
  */
-export function renderInWorkers(job: Omit<RenderJob, 'names'>, names: string[]): Promise<Array<{ from: number; result: RenderResult }>> | undefined {
-  const pool = workersFor(names.length);
+export function renderInWorkers(job: Omit<RenderJob, keyof EntryPaths>, entries: EntryPaths): Promise<Array<{ from: number; result: RenderResult }>> | undefined {
+  const pool = workersFor(entries.names.length);
   if (!pool.length) return undefined;
-  const parts = slices(names, pool.length);
+  const parts = slices(entries, pool.length);
   return Promise.all(
     parts.map(async (s, p) => ({
       from: s.from,
-      result: await pool[p].run<RenderResult>({ op: 'render', ...job, names: s.names }).catch(() => renderBatch(mainRenderDeps, { ...job, names: s.names })),
+      result: await pool[p].run<RenderResult>({ op: 'render', ...job, ...s.entries }).catch(() => renderBatch(mainRenderDeps, { ...job, ...s.entries })),
     })),
   );
 }
