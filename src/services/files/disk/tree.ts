@@ -170,9 +170,13 @@ async function copyFolderAtomically(src: DirHandle, name: string, dst: DirHandle
     await guard(`could not copy ${displayName(name)}`, () => dst.rename(temp.name, dst, toName));
     return copied;
   } catch (err) {
-    await removeEntry(dst, temp.name).catch(() => {
-      leftBehind = true;
-    });
+    // Still empty (it failed early) needs no walk; else remove what was copied.
+    await dst
+      .rmdir(temp.name)
+      .catch(() => removeEntry(dst, temp.name))
+      .catch(() => {
+        leftBehind = true;
+      });
     throw err;
   } finally {
     temp.release(leftBehind);
