@@ -91,7 +91,9 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
     }
     override = input.override && (target.exists || mayModify(access));
   } else {
-    const probe = await gate.resolve(access, input.virtual, 'read', { mustExist: false, allowRoot: false });
+    // Probed as a write (with whichever write permission the user has): a dangling link is
+    // refused like every other write path does, not reported missing.
+    const probe = await gate.resolve(access, input.virtual, mayModify(access) ? 'modify' : 'create', { mustExist: false, allowRoot: false });
     if (probe.exists && probe.isDir) throw new BadRequestError('cannot save a folder');
     target = await gate.resolve(access, input.virtual, probe.exists ? 'modify' : 'create', { mustExist: false, allowRoot: false });
     // A save replaces whatever is there by then (the last writer wins), if the user may modify.
