@@ -111,6 +111,22 @@ describe('one function places every file: one symlink policy, one set of conflic
     expect(fs.existsSync(path.join(scope, 'missing.txt'))).toBe(false);
   });
 
+  it('temporary files of writes in progress cannot be read, written or planted by name', async () => {
+    makeTree(scope, { '.fm-partial-0123abcd-00': 'half an upload', d: {} });
+    for (const [method, p] of [
+      ['GET', '/api/raw/.fm-partial-0123abcd-00'],
+      ['GET', '/api/resources/.fm-partial-0123abcd-00'],
+      ['PUT', '/api/resources/.fm-partial-0123abcd-00'],
+      ['POST', '/api/resources/d/.fm-partial-0123abcd-01'],
+      ['POST', '/api/resources/.fm-partial-0123abcd-02/inside.txt'],
+      ['DELETE', '/api/resources/.fm-partial-0123abcd-00'],
+    ]) {
+      expect.soft((await send(method, p, method === 'GET' || method === 'DELETE' ? undefined : 'x')).status, `${method} ${p}`).toBe(404);
+    }
+    expect(fs.readdirSync(path.join(scope, 'd'))).toEqual([]);
+    expect(fs.readFileSync(path.join(scope, '.fm-partial-0123abcd-00'), 'utf8')).toBe('half an upload');
+  });
+
   it('parallel PUTs to a new name all save (the last writer wins); parallel POSTs: one creates, the others get 409', async () => {
     const bodies = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(256 * 1024));
     const puts = await Promise.all(bodies.map((body) => send('PUT', '/api/resources/race.txt', body)));

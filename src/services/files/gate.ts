@@ -24,7 +24,7 @@ import { cleanScope } from '../scope.ts';
 import { readEntries } from './disk/dirents.ts';
 import { DirHandle, isInside, type Scope } from './disk/handle.ts';
 import { lstatOrMissing, makeFolders, realPath, realPathSync, stat, statSync } from './disk/lookup.ts';
-import { isPartialName, type PartialJournal } from './disk/partials.ts';
+import { PARTIAL_PREFIX, isPartialName, type PartialJournal } from './disk/partials.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 
 /** Prefix of in-progress write files; never listed, archived or copied. */
@@ -243,7 +243,9 @@ export class Gate {
     const lexical = clean === '/' ? access.rootReal : path.join(access.rootReal, clean);
     const parentReal = clean === '/' ? path.dirname(access.rootReal) : await this.realParent(access, lexical);
     const abs = clean === '/' ? access.rootReal : path.join(parentReal, path.basename(lexical));
-    if (this.isProtected(abs)) throw new NotFoundError('not found');
+    // fm's own files, and the temporary files of writes in progress (nobody may read half an
+    // upload or plant a file the temporary-file sweep would take for its own).
+    if (this.isProtected(abs) || clean.includes(`/${PARTIAL_PREFIX}`)) throw new NotFoundError('not found');
 
     // A file where a parent folder should be: the path does not exist (creating it is then a
     // conflict, which opening the parent reports).
