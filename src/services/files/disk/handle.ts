@@ -59,13 +59,6 @@ export function isInside(parent: string, child: string): boolean {
   return child === parent || child.startsWith(`${parent}/`);
 }
 
-/** A single path component, never "", ".", ".." or anything holding "/" or NUL. */
-function checkName(name: string): void {
-  if (!name || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
-    throw new BadRequestError(`invalid name "${displayName(name)}"`);
-  }
-}
-
 /** The real path of an open descriptor (Linux), decoded; `undefined` when /proc is missing. */
 async function descriptorPath(fd: number): Promise<string | undefined> {
   if (!hasProcFd()) return undefined;
@@ -133,20 +126,20 @@ export class DirHandle {
   }
 
   /**
-   * The path node:fs takes for `name` in this folder, after checking that the scope permits
-   * its real location (and, without /proc, that this folder is still where it was).
+   * Runs `op` on the path node:fs takes for `name` in this folder, after checking that the
+   * scope permits its real location (and, without /proc, that this folder is still where it
+   * was). Not an async function: one fewer promise per entry in walks over many thousands.
    */
-  private async at(name: string): Promise<string | Buffer> {
-    if (this.closed) throw new Error(`folder handle ${this.real} used after close`);
-    checkName(name);
-    const real = this.realOf(name);
-    if (!this.scope.permits(real)) throw new ForbiddenError(`access to ${displayName(name)} is denied`);
-    if (!hasProcFd()) {
-      await this.recheck();
-      return osPath(real);
+  private on<T>(name: string, op: (p: string | Buffer) => Promise<T>): Promise<T> {
+    if (this.closed) return Promise.reject(new Error(`folder handle ${this.real} used after close`));
+    if (!name || name === '.' || name === '..' || name.includes('/') || name.includes('\0')) {
+      return Promise.reject(new BadRequestError(`invalid name "${displayName(name)}"`));
     }
+    const real = this.realOf(name);
+    if (!this.scope.permits(real)) return Promise.reject(new ForbiddenError(`access to ${displayName(name)} is denied`));
+    if (!hasProcFd()) return this.recheck().then(() => op(osPath(real)));
     const prefix = `/proc/self/fd/${this.fh.fd}/`;
-    return hasEscapes(name) ? Buffer.concat([Buffer.from(prefix), nameBytes(name)]) : prefix + name;
+    return op(hasEscapes(name) ? Buffer.concat([Buffer.from(prefix), nameBytes(name)]) : prefix + name);
   }
 
   private async recheck(): Promise<void> {
@@ -161,13 +154,14 @@ export class DirHandle {
 
   /** Opens a child folder (never through a symlink); 404 when missing, 409 when not a folder. */
   async child(name: string): Promise<DirHandle> {
-    const fh = await openDir(await this.at(name), this.realOf(name));
-    return DirHandle.adopt(fh, this.realOf(name), this.scope);
+    const real = this.realOf(name);
+    const fh = await this.on(name, (p) => openDir(p, real));
+    return DirHandle.adopt(fh, real, this.scope);
   }
 
   /** Creates a child folder with exactly `mode` (umask aside) and opens it; EEXIST when something is there. */
   async makeChild(name: string, mode: number): Promise<DirHandle> {
-    await fsp.mkdir(await this.at(name), { mode });
+    await this.on(name, (p) => fsp.mkdir(p, { mode }));
     const child = await this.child(name);
     try {
       await child.fh.chmod(mode);
@@ -195,60 +189,60 @@ export class DirHandle {
     return readEntries(typeof self === 'string' ? self : this.real);
   }
 
-  async lstat(name: string): Promise<Stats> {
-    return fsp.lstat(await this.at(name));
+  lstat(name: string): Promise<Stats> {
+    return this.on(name, (p) => fsp.lstat(p));
   }
 
   /** lstat, or undefined when nothing is there. */
-  async lstatOrMissing(name: string): Promise<Stats | undefined> {
-    try {
-      return await fsp.lstat(await this.at(name));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+  lstatOrMissing(name: string): Promise<Stats | undefined> {
+    return this.on(name, (p) =>
+      fsp.lstat(p).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return undefined;
+        throw err;
+      }),
+    );
   }
 
   /** A symlink's target, byte-exact. */
   async readlink(name: string): Promise<string> {
-    return decodeName(await fsp.readlink(await this.at(name), { encoding: 'buffer' }));
+    return decodeName(await this.on(name, (p) => fsp.readlink(p, { encoding: 'buffer' })));
   }
 
   /** Opens a file in this folder; a symlink in its place is never followed (ELOOP). */
-  async openFile(name: string, flags: number, mode?: number): Promise<FileHandle> {
-    return fsp.open(await this.at(name), flags | O_NOFOLLOW, mode);
+  openFile(name: string, flags: number, mode?: number): Promise<FileHandle> {
+    return this.on(name, (p) => fsp.open(p, flags | O_NOFOLLOW, mode));
   }
 
-  async unlink(name: string): Promise<void> {
-    await fsp.unlink(await this.at(name));
+  unlink(name: string): Promise<void> {
+    return this.on(name, (p) => fsp.unlink(p));
   }
 
-  async rmdir(name: string): Promise<void> {
-    await fsp.rmdir(await this.at(name));
+  rmdir(name: string): Promise<void> {
+    return this.on(name, (p) => fsp.rmdir(p));
   }
 
-  async symlink(target: string, name: string): Promise<void> {
-    await fsp.symlink(osPath(target), await this.at(name));
+  symlink(target: string, name: string): Promise<void> {
+    return this.on(name, (p) => fsp.symlink(osPath(target), p));
   }
 
   /** rename(2) from this folder to `to` (replaces a file or an empty folder there). */
-  async rename(name: string, to: DirHandle, toName: string): Promise<void> {
-    await fsp.rename(await this.at(name), await to.at(toName));
+  rename(name: string, to: DirHandle, toName: string): Promise<void> {
+    return this.on(name, (from) => to.on(toName, (dest) => fsp.rename(from, dest)));
   }
 
   /** link(2): EEXIST when `toName` exists, so it never replaces anything. */
-  async link(name: string, to: DirHandle, toName: string): Promise<void> {
-    await fsp.link(await this.at(name), await to.at(toName));
+  link(name: string, to: DirHandle, toName: string): Promise<void> {
+    return this.on(name, (from) => to.on(toName, (dest) => fsp.link(from, dest)));
   }
 
   /** rename(2) of a file fm owns (a finished upload in its staging folder) onto `name`. */
-  async renameFrom(ownPath: string, name: string): Promise<void> {
-    await fsp.rename(ownPath, await this.at(name));
+  renameFrom(ownPath: string, name: string): Promise<void> {
+    return this.on(name, (p) => fsp.rename(ownPath, p));
   }
 
   /** link(2) of a file fm owns onto `name`; EEXIST when `name` exists. */
-  async linkFrom(ownPath: string, name: string): Promise<void> {
-    await fsp.link(ownPath, await this.at(name));
+  linkFrom(ownPath: string, name: string): Promise<void> {
+    return this.on(name, (p) => fsp.link(ownPath, p));
   }
 
   /** Stats of this folder itself (its device tells moves across file systems apart). */

@@ -20,8 +20,21 @@ import { placeFile } from './place.ts';
 import type { Dirent, Stats } from './types.ts';
 
 const { O_RDONLY, O_NONBLOCK } = fs.constants;
-/** Files copied or removed at once within one folder. */
-const PARALLEL = 8;
+/** Entries of a folder removed at once (an unlink holds no descriptor; a deep queue keeps the disk busy). */
+const REMOVALS_AT_ONCE = 128;
+/** Files of a folder copied at once (each holds two descriptors). */
+const COPIES_AT_ONCE = 16;
+/** Subfolders walked at once, while the walk holds fewer than MAX_OPEN folder handles (else one at a time). */
+const FOLDERS_AT_ONCE = 32;
+const MAX_OPEN = 128;
+
+/** Folder handles a recursive operation holds open (the bound on parallel subfolders). */
+interface Walk {
+  open: number;
+}
+
+/** The parallelism for the subfolders of a folder, by the handles the walk holds. */
+const foldersAtOnce = (walk: Walk) => (walk.open < MAX_OPEN ? FOLDERS_AT_ONCE : 1);
 
 /** What a copy made of one source entry, so a move removes exactly that. */
 interface Copied {
@@ -35,47 +48,52 @@ interface CopyOptions {
   override: boolean;
   /** A move across file systems: refuse entries a copy cannot recreate, check that nothing changed. */
   forMove: boolean;
+  walk: Walk;
 }
 
 /** Removes a file, a link (never its target) or a whole folder tree. */
-export async function removeEntry(dir: DirHandle, name: string, rel = name, retried = false): Promise<void> {
+export async function removeEntry(dir: DirHandle, name: string, rel = name, retried = false, walk: Walk = { open: 0 }): Promise<void> {
   const st = await guard(`could not delete ${displayName(rel)}`, () => dir.lstatOrMissing(name));
   if (!st) return;
-  if (!st.isDirectory()) {
-    await guard(`could not delete ${displayName(rel)}`, () => dir.unlink(name).catch(ignoreMissing));
-    return;
-  }
+  if (!st.isDirectory()) return removeLeaf(dir, name, rel);
+  return removeFolder(dir, name, rel, retried, walk);
+}
+
+/** Removes a folder tree (a folder swapped for something else meanwhile is removed as that). */
+async function removeFolder(dir: DirHandle, name: string, rel: string, retried: boolean, walk: Walk): Promise<void> {
   let child: DirHandle;
   try {
     child = await dir.child(name);
   } catch (err) {
     // Swapped for a link or a file since the lstat: remove whatever is there now (a link is
     // removed itself, never followed).
-    if (!retried && (err instanceof ConflictError || err instanceof ForbiddenError)) return removeEntry(dir, name, rel, true);
+    if (!retried && (err instanceof ConflictError || err instanceof ForbiddenError)) return removeEntry(dir, name, rel, true, walk);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw failure(err, `could not delete ${displayName(rel)}`);
   }
+  walk.open++;
   try {
     const entries = await guard(`could not read ${displayName(rel)}`, () => child.entries());
     const { folders, others } = await split(child, entries);
-    await eachLimited(others, PARALLEL, (n) => removeLeaf(child, n, `${rel}/${n}`));
-    for (const n of folders) await removeEntry(child, n, `${rel}/${n}`);
+    await all([
+      eachLimited(others, REMOVALS_AT_ONCE, (n) => removeLeaf(child, n, `${rel}/${n}`)),
+      // Listed as folders: opened at once, without an lstat first.
+      eachLimited(folders, foldersAtOnce(walk), (n) => removeFolder(child, n, `${rel}/${n}`, false, walk)),
+    ]);
   } finally {
+    walk.open--;
     await child.close();
   }
   await guard(`could not delete ${displayName(rel)}`, () => dir.rmdir(name).catch(ignoreMissing));
 }
 
 /** Unlinks a non-folder entry; one that turned into a folder meanwhile is removed as a tree. */
-async function removeLeaf(dir: DirHandle, name: string, rel: string): Promise<void> {
-  try {
-    await dir.unlink(name);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return;
-    if (code === 'EISDIR' || code === 'EPERM') return removeEntry(dir, name, rel);
+function removeLeaf(dir: DirHandle, name: string, rel: string): Promise<void> {
+  return dir.unlink(name).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return;
+    if (err.code === 'EISDIR' || err.code === 'EPERM') return removeEntry(dir, name, rel);
     throw failure(err, `could not delete ${displayName(rel)}`);
-  }
+  });
 }
 
 /**
@@ -85,7 +103,7 @@ async function removeLeaf(dir: DirHandle, name: string, rel: string): Promise<vo
  */
 export async function copyEntry(src: DirHandle, name: string, dst: DirHandle, toName: string, override: boolean): Promise<void> {
   const st = await guard(`could not copy ${displayName(name)}`, () => src.lstat(name));
-  const opts = { override, forMove: false };
+  const opts = { override, forMove: false, walk: { open: 0 } };
   if (st.isDirectory() && !(await dst.lstatOrMissing(toName))) {
     await copyFolderAtomically(src, name, dst, toName, opts);
   } else {
@@ -145,14 +163,14 @@ async function mergeFolder(src: DirHandle, name: string, dst: DirHandle, toName:
 
 /** Copy, check, then remove: the source stays whole unless everything arrived. */
 async function moveAcross(src: DirHandle, name: string, st: Stats, dst: DirHandle, toName: string, merge: boolean): Promise<void> {
-  const opts = { override: merge, forMove: true };
+  const opts = { override: merge, forMove: true, walk: { open: 0 } };
   const copied = st.isDirectory() && !merge
     ? await copyFolderAtomically(src, name, dst, toName, opts)
     : await copyOne(src, name, dst, toName, opts, name);
   if (!copied) throw new NotFoundError(`${displayName(name)} disappeared`);
   await dst.sync();
   const left: string[] = [];
-  await removeCopied(src, name, copied, name, left);
+  await removeCopied(src, name, copied, name, left, { open: 0 });
   await src.sync().catch(() => {});
   if (left.length) {
     const more = left.length > 1 ? ` and ${left.length - 1} more` : '';
@@ -198,6 +216,7 @@ async function copyOne(src: DirHandle, name: string, dst: DirHandle, toName: str
 }
 
 async function copyFolder(src: DirHandle, name: string, st: Stats, dst: DirHandle, toName: string, opts: CopyOptions, rel: string): Promise<Copied> {
+  const walk = opts.walk;
   const what = `could not ${opts.forMove ? 'move' : 'copy'} ${displayName(rel)}`;
   const existing = await guard(what, () => dst.lstatOrMissing(toName));
   if (existing && !existing.isDirectory()) throw new ConflictError(`${displayName(rel)}: ${displayName(toName)} exists and is not a folder`);
@@ -206,18 +225,17 @@ async function copyFolder(src: DirHandle, name: string, st: Stats, dst: DirHandl
   const children = new Map<string, Copied>();
   try {
     const from = await guard(what, () => src.child(name));
+    walk.open += 2;
     try {
       const entries = (await guard(what, () => from.entries())).filter((e) => !isPartialName(e.name));
       const { folders, others } = await split(from, entries);
-      await eachLimited(others, PARALLEL, async (n) => {
+      const one = async (n: string) => {
         const c = await copyOne(from, n, to, n, opts, `${rel}/${n}`);
         if (c) children.set(n, c);
-      });
-      for (const n of folders) {
-        const c = await copyOne(from, n, to, n, opts, `${rel}/${n}`);
-        if (c) children.set(n, c);
-      }
+      };
+      await all([eachLimited(others, COPIES_AT_ONCE, one), eachLimited(folders, foldersAtOnce(walk), one)]);
     } finally {
+      walk.open -= 2;
       await from.close();
     }
     await guard(what, () => to.sync());
@@ -266,7 +284,7 @@ async function copyLink(src: DirHandle, name: string, st: Stats, dst: DirHandle,
  * Removes from the source what a move copied: an entry replaced or changed since (another
  * inode, another size or time) and a folder that gained entries stay, listed in `left`.
  */
-async function removeCopied(dir: DirHandle, name: string, copied: Copied, rel: string, left: string[]): Promise<void> {
+async function removeCopied(dir: DirHandle, name: string, copied: Copied, rel: string, left: string[], walk: Walk): Promise<void> {
   const what = `could not remove the moved ${displayName(rel)}`;
   const st = await guard(what, () => dir.lstatOrMissing(name));
   if (!st) return;
@@ -283,15 +301,24 @@ async function removeCopied(dir: DirHandle, name: string, copied: Copied, rel: s
     return;
   }
   const child = await guard(what, () => dir.child(name));
+  walk.open++;
   try {
     const entries = [...copied.children];
-    await eachLimited(
-      entries.filter(([, c]) => !c.children),
-      PARALLEL,
-      ([n, c]) => removeCopied(child, n, c, `${rel}/${n}`, left),
-    );
-    for (const [n, c] of entries) if (c.children) await removeCopied(child, n, c, `${rel}/${n}`, left);
+    const one = ([n, c]: [string, Copied]) => removeCopied(child, n, c, `${rel}/${n}`, left, walk);
+    await all([
+      eachLimited(
+        entries.filter(([, c]) => !c.children),
+        REMOVALS_AT_ONCE,
+        one,
+      ),
+      eachLimited(
+        entries.filter(([, c]) => c.children),
+        foldersAtOnce(walk),
+        one,
+      ),
+    ]);
   } finally {
+    walk.open--;
     await child.close();
   }
   try {
@@ -344,6 +371,12 @@ async function eachLimited<T>(items: readonly T[], limit: number, fn: (item: T) 
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
   if (failed) throw failed.err;
+}
+
+/** Waits for every task (none is left running on a handle about to close); the first failure wins. */
+async function all(tasks: Array<Promise<void>>): Promise<void> {
+  const results = await Promise.allSettled(tasks);
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
 }
 
 function ignoreMissing(err: unknown): void {
