@@ -92,6 +92,13 @@ export async function checkDescriptorInside(fh: FileHandle, rootReal: string): P
 
 export class DirHandle {
   private closed = false;
+  /**
+   * Operations started and not yet settled. The descriptor is closed only once none is left:
+   * its number names the folder in their paths, and a number freed early could already name
+   * another folder when a queued operation runs.
+   */
+  private pending = 0;
+  private drained?: () => void;
 
   private constructor(
     private readonly fh: FileHandle,
@@ -102,7 +109,8 @@ export class DirHandle {
 
   /**
    * Opens the folder at `real` (an absolute real path inside the scope's root) and checks that
-   * the descriptor really is there. 404 when it does not exist, 409 when it is not a folder.
+   * the descriptor really is there: 404 when it does not exist, 403 when it is a link or was
+   * reached through one that changed, 409 when it is not a folder.
    */
   static async open(real: string, scope: Scope): Promise<DirHandle> {
     if (!isInside(scope.rootReal, real)) throw new ForbiddenError('the path leads outside your scope');
@@ -120,11 +128,6 @@ export class DirHandle {
     return new DirHandle(fh, real, scope);
   }
 
-  /** The path of this folder as node:fs takes it. */
-  private get self(): string | Buffer {
-    return hasProcFd() ? `/proc/self/fd/${this.fh.fd}` : osPath(this.real);
-  }
-
   /**
    * Runs `op` on the path node:fs takes for `name` in this folder, after checking that the
    * scope permits its real location (and, without /proc, that this folder is still where it
@@ -139,7 +142,16 @@ export class DirHandle {
     if (!this.scope.permits(real)) return Promise.reject(new ForbiddenError(`access to ${displayName(name)} is denied`));
     if (!hasProcFd()) return this.recheck().then(() => op(osPath(real)));
     const prefix = `/proc/self/fd/${this.fh.fd}/`;
-    return op(hasEscapes(name) ? Buffer.concat([Buffer.from(prefix), nameBytes(name)]) : prefix + name);
+    return this.track(op(hasEscapes(name) ? Buffer.concat([Buffer.from(prefix), nameBytes(name)]) : prefix + name));
+  }
+
+  private track<T>(running: Promise<T>): Promise<T> {
+    this.pending++;
+    const settled = () => {
+      if (--this.pending === 0) this.drained?.();
+    };
+    running.then(settled, settled);
+    return running;
   }
 
   private async recheck(): Promise<void> {
@@ -184,9 +196,10 @@ export class DirHandle {
 
   /** The entries of this folder, names byte-exact (types from d_type, no stat). */
   async entries(): Promise<Dirent[]> {
-    if (!hasProcFd()) await this.recheck();
-    const self = this.self;
-    return readEntries(typeof self === 'string' ? self : this.real);
+    if (this.closed) throw new Error(`folder handle ${this.real} used after close`);
+    if (hasProcFd()) return this.track(readEntries(`/proc/self/fd/${this.fh.fd}`));
+    await this.recheck();
+    return readEntries(this.real);
   }
 
   lstat(name: string): Promise<Stats> {
@@ -258,6 +271,7 @@ export class DirHandle {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.pending > 0) await new Promise<void>((resolve) => (this.drained = resolve));
     await this.fh.close();
   }
 }
