@@ -55,7 +55,7 @@ interface CopyOptions {
 export async function removeEntry(dir: DirHandle, name: string, rel = name, retried = false, walk: Walk = { open: 0 }): Promise<void> {
   const st = await guard(`could not delete ${displayName(rel)}`, () => dir.lstatOrMissing(name));
   if (!st) return;
-  if (!st.isDirectory()) return removeLeaf(dir, name, rel);
+  if (!st.isDirectory()) return removeLeaf(dir, name, rel, walk);
   return removeFolder(dir, name, rel, retried, walk);
 }
 
@@ -76,7 +76,7 @@ async function removeFolder(dir: DirHandle, name: string, rel: string, retried: 
     const entries = await guard(`could not read ${displayName(rel)}`, () => child.entries());
     const { folders, others } = await split(child, entries);
     await all([
-      eachLimited(others, REMOVALS_AT_ONCE, (n) => removeLeaf(child, n, `${rel}/${n}`)),
+      eachLimited(others, REMOVALS_AT_ONCE, (n) => removeLeaf(child, n, `${rel}/${n}`, walk)),
       // Listed as folders: opened at once, without an lstat first.
       eachLimited(folders, foldersAtOnce(walk), (n) => removeFolder(child, n, `${rel}/${n}`, false, walk)),
     ]);
@@ -88,10 +88,14 @@ async function removeFolder(dir: DirHandle, name: string, rel: string, retried: 
 }
 
 /** Unlinks a non-folder entry; one that turned into a folder meanwhile is removed as a tree. */
-function removeLeaf(dir: DirHandle, name: string, rel: string): Promise<void> {
-  return dir.unlink(name).catch((err: NodeJS.ErrnoException) => {
+function removeLeaf(dir: DirHandle, name: string, rel: string, walk: Walk): Promise<void> {
+  return dir.unlink(name).catch(async (err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return;
-    if (err.code === 'EISDIR' || err.code === 'EPERM') return removeEntry(dir, name, rel);
+    // EISDIR (Linux) or EPERM (elsewhere) for a folder; EPERM for a file stays an error.
+    if (err.code === 'EISDIR' || err.code === 'EPERM') {
+      const st = await dir.lstatOrMissing(name).catch(() => undefined);
+      if (st?.isDirectory()) return removeFolder(dir, name, rel, true, walk);
+    }
     throw failure(err, `could not delete ${displayName(rel)}`);
   });
 }
