@@ -16,7 +16,7 @@ import type { FileEvents } from './events.ts';
 import type { Target } from './files/gate.ts';
 import { openForRead } from './files/io.ts';
 import { displayName, hasEscapes } from './files/disk/names.ts';
-import type { FileHandle } from './files/disk/stat.ts';
+import type { FileHandle } from './files/disk/types.ts';
 import { cachedPreview, markFailed, removeMirror, storePreview } from './preview-cache.ts';
 import { typeFromName } from './files/types.ts';
 import { HeicDecoder, HeicTooLargeError } from './heic.ts';

@@ -8,6 +8,7 @@ import { SettingsSchema, type AuthMethod, type Settings } from '../api/settings.
 import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';
 import { cleanScope } from './scope.ts';
+import { regexError } from './files/rules.ts';
 
 /** Options of writes that set a command allowlist (users' `commands`, the settings' `shell`). */
 export interface AllowlistOptions {
@@ -18,16 +19,16 @@ export interface AllowlistOptions {
   allowLaunchers?: boolean;
 }
 
-/** Throws 400 for a rule whose regular expression does not compile or that has no path. */
+/**
+ * Throws 400 for a rule that has no path, or whose regular expression RE2 cannot compile
+ * (rules run on RE2: no backreferences or lookarounds; see services/files/rules.ts).
+ */
 export function checkRules(rules: readonly Rule[], where = 'rules'): void {
   for (const rule of rules) {
     if (rule.regex) {
       if (!rule.regexp.raw) throw new BadRequestError(`a regular expression rule in ${where} is empty`);
-      try {
-        new RegExp(rule.regexp.raw);
-      } catch {
-        throw new BadRequestError(`invalid regular expression in ${where}: ${rule.regexp.raw}`);
-      }
+      const why = regexError(rule.regexp.raw);
+      if (why) throw new BadRequestError(`invalid regular expression in ${where}: ${rule.regexp.raw} (${why})`);
     } else if (!rule.path) throw new BadRequestError(`a path rule in ${where} needs a path`);
   }
 }

@@ -12,8 +12,8 @@
  * atomic write), so a `written` event for exactly a shared file refreshes the stored identity.
  */
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
+import { realPath, stat } from './files/disk/lookup.ts';
+import type { Stats } from './files/disk/types.ts';
 import path from 'node:path';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { expireAt, type ShareDto, type ShareRequest } from '../api/shares.ts';
@@ -35,7 +35,7 @@ export function presentShare(s: ShareRecord, username?: string): ShareDto {
   return dto;
 }
 
-function identityOf(st: fs.Stats): ShareIdentity {
+function identityOf(st: Stats): ShareIdentity {
   return { dev: st.dev, ino: st.ino, birthtimeMs: st.birthtimeMs || 0 };
 }
 
@@ -211,7 +211,7 @@ export class ShareService {
     const roots = await this.scopeRoots(shares);
     for (const s of shares) {
       if (!this.locations(s, roots).includes(abs)) continue;
-      const st = await fsp.stat(abs).catch(() => undefined);
+      const st = await stat(abs).catch(() => undefined);
       if (!st || st.isDirectory()) continue;
       await this.repos.shares.update({ ...s, identity: identityOf(st) });
     }
@@ -243,7 +243,7 @@ export class ShareService {
         roots.set(id, undefined);
         continue;
       }
-      roots.set(id, await fsp.realpath(abs).catch(() => abs));
+      roots.set(id, await realPath(abs).catch(() => abs));
     }
     return roots;
   }

@@ -2,7 +2,6 @@
  * User management rules shared by the users API, signup and the CLI: field-level
  * permissions, the password policy, home folders and the last-admin invariant.
  */
-import fs from 'node:fs/promises';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
 import { UserDataSchema, type UserData, type UserWrite } from '../api/user.ts';
 import type { Settings } from '../api/settings.ts';
@@ -10,6 +9,7 @@ import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
 import { cleanScope, homeScope, scopeDir } from './scope.ts';
+import { makeFolders } from './files/disk/lookup.ts';
 import { checkAllowlist } from './exec/launchers.ts';
 import { checkRules, type AllowlistOptions } from './settings.ts';
 
@@ -119,7 +119,7 @@ export class UserService {
         await this.assertHomeFree(scope);
       }
       const user = await this.repos.users.create({ ...data, password, scope });
-      if (this.root && s.createUserDir && !explicitScope) await fs.mkdir(scopeDir(this.root, scope), { recursive: true, mode: s.dirMode });
+      if (this.root && s.createUserDir && !explicitScope) await makeFolders(scopeDir(this.root, scope), s.dirMode);
       return user;
     });
   }

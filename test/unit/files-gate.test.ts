@@ -11,7 +11,8 @@ import { SettingsSchema } from '../../src/api/settings.ts';
 import { UserDataSchema } from '../../src/api/user.ts';
 import { ForbiddenError, NotFoundError } from '../../src/errors.ts';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
-import { openForRead, writeFileAtomic } from '../../src/services/files/io.ts';
+import { openForRead } from '../../src/services/files/io.ts';
+import { placeFile } from '../../src/services/files/disk/place.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 import { makeTree } from '../helpers/files.ts';
 
@@ -41,13 +42,14 @@ describe('SYML: a folder swapped for a link after the gate resolved a path', () 
     await expect(openForRead(target)).rejects.toBeInstanceOf(ForbiddenError);
   });
 
-  it('writeFileAtomic refuses to create its file outside', async () => {
+  it('a write refuses to create its file outside', async () => {
     const target = await gate.resolve(access, '/d/new.txt', 'create', { mustExist: false });
     fs.renameSync(path.join(root, 'd'), path.join(root, 'd-old'));
     fs.symlinkSync(path.join(tmp, 'outside'), path.join(root, 'd'));
-    await expect(writeFileAtomic(target, Readable.from([Buffer.from('pwned')]), { override: false, fileMode: 0o640, dirMode: 0o750 })).rejects.toBeInstanceOf(
-      ForbiddenError,
+    const write = gate.withParent(target, { create: 0o750 }, (dir, name) =>
+      placeFile(dir, name, { kind: 'stream', stream: Readable.from([Buffer.from('pwned')]) }, { override: false, mode: 0o640 }),
     );
+    await expect(write).rejects.toBeInstanceOf(ForbiddenError);
     expect(fs.readdirSync(path.join(tmp, 'outside'))).toEqual(['f.txt']);
   });
 

@@ -79,3 +79,23 @@ describe('path helpers', () => {
     expect(checkName('...')).toBe('...');
   });
 });
+
+describe('names that are bytes (disk/names.ts)', () => {
+  it('every segment is folded to its one spelling, so rules see one name', () => {
+    // "é" spelled as two escaped bytes (C3 A9) is the character itself.
+    expect(cleanPath('/caf\uf7c3\uf7a9/x').path).toBe('/café/x');
+    expect(parseRequestPath('/caf%EF%9F%83%EF%9E%A9').path).toBe('/café');
+    // A byte that is not UTF-8 stays escaped.
+    expect(cleanPath('/caf\uf7e9').path).toBe('/caf\uf7e9');
+  });
+
+  it('lengths count bytes on disk: an escape is one byte', () => {
+    expect(cleanPath(`/${'\uf7e9'.repeat(255)}`).path).toHaveLength(256);
+    expect(() => cleanPath(`/${'\uf7e9'.repeat(256)}`)).toThrow(BadRequestError);
+    expect(checkName('\uf7ff'.repeat(255))).toHaveLength(255);
+  });
+
+  it('raw invalid UTF-8 in a request path is 400', () => {
+    for (const bad of ['/caf%E9', '/%FF%FE', '/%C3']) expect(() => parseRequestPath(bad)).toThrow(BadRequestError);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Rule } from '../../src/api/user.ts';
-import { RuleSet, compileRule } from '../../src/services/files/rules.ts';
+import { RuleSet, compileRule, regexError } from '../../src/services/files/rules.ts';
 
 const pathRule = (p: string, allow = false): Rule => ({ regex: false, allow, path: p, regexp: { raw: '' } });
 const regexRule = (raw: string, allow = false): Rule => ({ regex: true, allow, path: '', regexp: { raw } });
@@ -40,8 +40,28 @@ describe('regex rules are unanchored', () => {
     expect(compileRule(regexRule('secret')).test('/a/top-secret-b/c')).toBe(true);
   });
 
-  it('an invalid stored regex never matches', () => {
-    expect(compileRule(regexRule('(')).test('/(')).toBe(false);
+  it('a stored regex RE2 cannot compile fails closed: a deny rule matches everything, an allow rule nothing', () => {
+    for (const raw of ['(', '(a)\\1', '(?=x)', '(?<!y)z']) {
+      expect(compileRule(regexRule(raw)).test('/anything/at/all'), raw).toBe(true);
+      expect(compileRule(regexRule(raw, true)).test('/('), raw).toBe(false);
+    }
+    const rs = new RuleSet([regexRule('(?=secret)')], [], false);
+    expect(rs.allows('/public.txt')).toBe(false);
+  });
+
+  it('RE2 refuses backreferences and lookarounds when a rule is saved', () => {
+    expect(regexError('\\.bak$')).toBeUndefined();
+    expect(regexError('(a+)+$')).toBeUndefined();
+    expect(regexError('(a)\\1')).toMatch(/escape/);
+    expect(regexError('(?=x)')).toMatch(/Perl syntax/);
+    expect(regexError('[')).toMatch(/missing closing/);
+  });
+
+  it('(a+)+$ against a long path answers (linear time, no backtracking)', () => {
+    const r = compileRule(regexRule('(a+)+$'));
+    // With a backtracking engine 40 characters take minutes; RE2 does 100000 at once.
+    for (const n of [40, 100_000]) expect(r.test(`/${'a'.repeat(n)}!`)).toBe(false);
+    expect(r.test(`/x/${'a'.repeat(40)}`)).toBe(true);
   });
 });
 

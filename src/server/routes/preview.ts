@@ -12,7 +12,7 @@ import { authenticate, requestSettings } from '../middleware/auth.ts';
 import type { Target } from '../../services/files/gate.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
 import { displayName } from '../../services/files/disk/names.ts';
-import type { FileHandle } from '../../services/files/disk/stat.ts';
+import type { FileHandle } from '../../services/files/disk/types.ts';
 import { openCachedPreview } from '../../services/preview-cache.ts';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
 import { queryString, userAccess } from '../files-request.ts';

@@ -9,7 +9,7 @@ import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
 import { serveDownload } from '../../services/files/download.ts';
 import type { OpenShare } from '../../services/shares.ts';
-import { queryFlag, queryString } from '../files-request.ts';
+import { queryFlag, queryStrict, queryString } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const INFO_PREFIX = '/api/public/share';
@@ -69,7 +69,7 @@ async function shareDownload(ctx: FmContext): Promise<void> {
     access,
     virtual: target.virtual,
     inline: queryFlag(ctx, 'inline'),
-    files: folderShare ? queryString(ctx, 'files') : undefined,
+    files: folderShare ? queryStrict(ctx, 'files') : undefined,
     algo: queryString(ctx, 'algo'),
     rootName: folderShare ? baseName(shareTarget.virtual) || 'share' : undefined,
   });

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import { authenticate } from '../middleware/auth.ts';
 import { serveDownload } from '../../services/files/download.ts';
-import { pathAfter, queryFlag, queryString, userAccess } from '../files-request.ts';
+import { pathAfter, queryFlag, queryStrict, queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/raw';
@@ -12,7 +12,7 @@ async function getRaw(ctx: FmContext): Promise<void> {
     access: await userAccess(ctx),
     virtual: pathAfter(ctx, PREFIX).path,
     inline: queryFlag(ctx, 'inline'),
-    files: queryString(ctx, 'files'),
+    files: queryStrict(ctx, 'files'),
     algo: queryString(ctx, 'algo'),
   });
 }

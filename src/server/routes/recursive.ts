@@ -13,7 +13,8 @@ import { BadRequestError } from '../../errors.ts';
 import { authenticate } from '../middleware/auth.ts';
 import type { Gate, Target } from '../../services/files/gate.ts';
 import { isPartialName } from '../../services/files/io.ts';
-import { lstatOrUndefined, type Stats } from '../../services/files/disk/stat.ts';
+import { lstatOrUndefined } from '../../services/files/disk/lookup.ts';
+import type { Stats } from '../../services/files/disk/types.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 

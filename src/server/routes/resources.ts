@@ -7,8 +7,7 @@ import { authenticate } from '../middleware/auth.ts';
 import { fileInfo, listFolderJson, listFolderWithSizes } from '../../services/files/info.ts';
 import { openForRead } from '../../services/files/io.ts';
 import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
-import { parseRequestPath } from '../../services/files/paths.ts';
-import { pathAfter, queryFlag, queryString, userAccess } from '../files-request.ts';
+import { pathAfter, queryFlag, queryPath, queryString, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/resources';
@@ -104,15 +103,12 @@ async function patchHandler(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
   const action = queryString(ctx, 'action');
   if (action !== 'copy' && action !== 'rename') throw new BadRequestError('action must be copy or rename');
-  const destination = queryString(ctx, 'destination');
+  const destination = queryPath(ctx, 'destination');
   if (!destination) throw new BadRequestError('destination is required');
-  // Clients encode the destination path, then the query string encodes it again (filebrowser's
-  // wire format): the query parser undid the second layer, this undoes the first and cleans.
-  const to = parseRequestPath(destination).path;
   await patchResource(ctx.services, access, {
     action,
     from: pathAfter(ctx, PREFIX).path,
-    to,
+    to: destination.path,
     override: queryFlag(ctx, 'override'),
     rename: queryFlag(ctx, 'rename'),
   });

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import type { UsageDto } from '../../api/files.ts';
 import { authenticate } from '../middleware/auth.ts';
-import { statFs } from '../../services/files/disk/stat.ts';
+import { statFs } from '../../services/files/disk/lookup.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 

@@ -84,6 +84,16 @@ export function findBwrap(searchPath = process.env.PATH || SAFE_PATH): string | 
   return undefined;
 }
 
+/** Whether a system file (a program fm needs) is there. */
+export function systemFileExists(p: string): boolean {
+  return fs.existsSync(p);
+}
+
+/** A descriptor open on /dev/null: the source of the sandbox's empty-file masks. */
+export function openDevNull(): number {
+  return fs.openSync('/dev/null', 'r');
+}
+
 /** The host's top-level system entries, as links (merged /usr) or folders. */
 export function systemLayout(): SystemLayout {
   const layout: SystemLayout = {};

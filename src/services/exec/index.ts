@@ -2,7 +2,7 @@
  * Command execution: the runner behind `GET /api/command/{path}`, the event hooks and the auth
  * hook all go through here. See docs/exec.md for what is refused and why.
  */
-import fs from 'node:fs';
+import { realPathSync, statSync } from '../files/disk/lookup.ts';
 import path from 'node:path';
 import type { AllowlistOptions } from '../settings.ts';
 import { FmError } from '../../errors.ts';
@@ -162,7 +162,7 @@ export class ExecService {
 /** A regular file that is not one of fm's own. */
 function isPlainFile(abs: string, gate: Gate): boolean {
   try {
-    return fs.statSync(abs).isFile() && !gate.isProtected(fs.realpathSync(abs));
+    return statSync(abs).isFile() && !gate.isProtected(realPathSync(abs));
   } catch {
     return false;
   }

@@ -7,7 +7,7 @@
  *   redirection target replaced by the absolute path the gate resolved. The shell only ever sees
  *   `;`, `&&`, `||`, `|` and those redirections, so it cannot read the line differently from fm.
  */
-import fs from 'node:fs/promises';
+import { isExecutable, lstat, realPath, stat } from '../files/disk/lookup.ts';
 import path from 'node:path';
 import { FmError } from '../../errors.ts';
 import type { Access, Gate } from '../files/gate.ts';
@@ -135,22 +135,19 @@ export function quote(s: string): string {
 export async function resolveProgram(name: string): Promise<string> {
   if (name.includes('/')) {
     if (!path.isAbsolute(name)) refuse(`"${name}": give a program by name or by absolute path`);
-    if (await isExecutable(name)) return name;
+    if (await isProgram(name)) return name;
     refuse(`command not found: ${name}`);
   }
   for (const dir of SAFE_PATH.split(':')) {
     const file = path.join(dir, name);
-    if (await isExecutable(file)) return file;
+    if (await isProgram(file)) return file;
   }
   refuse(`command not found: ${name}`);
 }
 
-async function isExecutable(file: string): Promise<boolean> {
+async function isProgram(file: string): Promise<boolean> {
   try {
-    const st = await fs.stat(file);
-    if (!st.isFile()) return false;
-    await fs.access(file, fs.constants.X_OK);
-    return true;
+    return (await stat(file)).isFile() && isExecutable(file);
   } catch {
     return false;
   }
@@ -172,7 +169,7 @@ async function checkArgument(w: Word, opts: PlanOptions): Promise<void> {
     const phys = await physicalPath(opts.cwd, c);
     const root = opts.access.rootReal;
     if (phys !== root && !phys.startsWith(`${root}/`)) refuse(`argument "${w.value}" leads outside your scope`);
-    const exists = await fs.lstat(phys).then(
+    const exists = await lstat(phys).then(
       () => true,
       () => false,
     );
@@ -221,12 +218,12 @@ async function physicalPath(dir: string, rel: string): Promise<string> {
     const next = path.join(cur, parts[i]);
     let st;
     try {
-      st = await fs.lstat(next);
+      st = await lstat(next);
     } catch {
       // Nothing there: the rest can only be resolved lexically.
       return path.resolve(next, ...parts.slice(i + 1));
     }
-    cur = st.isSymbolicLink() ? await fs.realpath(next).catch(() => next) : next;
+    cur = st.isSymbolicLink() ? await realPath(next).catch(() => next) : next;
   }
   return cur;
 }

@@ -5,9 +5,9 @@
  * `unsandboxed` (fm serve --exec-unsandboxed) is the admin's explicit way to run without.
  */
 import type { ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
+import { realPathSync, statSync } from '../files/disk/lookup.ts';
 import type { Readable } from 'node:stream';
-import { bwrapArgs, emptyFdCount, findBwrap, INSTALL_HINT, probeBwrap, systemLayout } from './bwrap.ts';
+import { bwrapArgs, emptyFdCount, findBwrap, INSTALL_HINT, openDevNull, probeBwrap, systemFileExists, systemLayout } from './bwrap.ts';
 import { sandboxMounts, type PathFact, type SystemLayout, type TreeSpec } from './mounts.ts';
 import { countNamespaceProcesses, findPidsCgroupBase, PidsCgroup, watchLimit } from './pids.ts';
 import type { Confinement } from './process.ts';
@@ -87,10 +87,10 @@ export class Sandbox {
     this.probed ??= (async () => {
       const layout = systemLayout();
       let problem = await probeBwrap(this.bwrap, layout);
-      if (!problem && !fs.existsSync(PRLIMIT)) problem = `${PRLIMIT} is missing (Debian package util-linux)`;
+      if (!problem && !systemFileExists(PRLIMIT)) problem = `${PRLIMIT} is missing (Debian package util-linux)`;
       if (problem) return { problem, layout };
       const cgroupBase = this.cgroups ? await findPidsCgroupBase() : undefined;
-      return { layout, cgroupBase, emptyFd: fs.openSync('/dev/null', 'r') };
+      return { layout, cgroupBase, emptyFd: openDevNull() };
     })();
     return this.probed;
   }
@@ -197,8 +197,8 @@ function readInfo(child: ChildProcess, use: (info: Record<string, unknown>) => v
 /** What is at a path, links followed (for masks and binds). */
 function pathFact(abs: string): PathFact {
   try {
-    const real = fs.realpathSync(abs);
-    return { kind: fs.statSync(real).isDirectory() ? 'dir' : 'file', real };
+    const real = realPathSync(abs);
+    return { kind: statSync(real).isDirectory() ? 'dir' : 'file', real };
   } catch {
     return { kind: 'missing', real: abs };
   }

@@ -23,7 +23,8 @@ import { keepByteNames } from './archive-names.ts';
 import { readSmallFilesInWorker } from './disk/listing-worker.ts';
 import { displayName, osPath } from './disk/names.ts';
 import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './disk/small-files.ts';
-import { isExecutable, lstat, type FileHandle } from './disk/stat.ts';
+import { isExecutable, lstat } from './disk/lookup.ts';
+import type { FileHandle } from './disk/types.ts';
 
 /** Compressors run as programs (argv only, no shell); the first argument list is used. */
 const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {

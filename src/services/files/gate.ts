@@ -4,11 +4,15 @@
  *   1. checks the operation's permission (before any file-system call),
  *   2. checks the rules (global, then user; hidden dotfiles) on the cleaned virtual path,
  *   3. confines the path to the access root, resolving symlinks and refusing any that leave it,
+ *      and checks the rules on the real location too (for a missing target: its real parent
+ *      plus its name),
  *   4. keeps fm's own files (database, caches, upload staging) out of reach.
  * Recursive operations check every descendant with `checkTree`.
+ *
+ * The gate decides; it does not write. Changes go through the folder handles it hands out
+ * (`openParent`, disk/handle.ts), which pin the real folder the decision was about and check
+ * the rules again on every entry they touch.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { ForbiddenError, NotFoundError } from '../../errors.ts';
 import type { Settings } from '../../api/settings.ts';
@@ -17,11 +21,14 @@ import type { UserRecord } from '../../storage/repos/users.ts';
 import { RuleSet } from './rules.ts';
 import { cleanPath, isWithin } from './paths.ts';
 import { cleanScope } from '../scope.ts';
-import { readEntries, realPath, realPathSync } from './disk/dirents.ts';
-import { osPath } from './disk/names.ts';
+import { readEntries } from './disk/dirents.ts';
+import { DirHandle, isInside, type Scope } from './disk/handle.ts';
+import { lstatOrMissing, makeFolders, realPath, realPathSync, stat, statSync } from './disk/lookup.ts';
+import { PARTIAL_PREFIX, isPartialName, type PartialJournal } from './disk/partials.ts';
+import type { Dirent, Stats } from './disk/types.ts';
 
-/** Prefix of in-progress write files (io.ts re-exports it); never listed, archived or copied. */
-export const PARTIAL_PREFIX = '.fm-partial-';
+/** Prefix of in-progress write files; never listed, archived or copied. */
+export { PARTIAL_PREFIX } from './disk/partials.ts';
 
 /** What a request wants to do with a path; each maps to a permission (or none for `read`). */
 export type Op = 'read' | 'download' | 'create' | 'modify' | 'rename' | 'delete' | 'share' | 'execute';
@@ -56,6 +63,8 @@ export interface Access {
    */
   aliasPrefix?: string;
   rules: RuleSet;
+  /** Where this access's folder handles may go (the gate builds it with the access). */
+  scope: Scope;
 }
 
 /** A resolved path. `abs` is where the entry is; `real` is where its contents are. */
@@ -71,9 +80,9 @@ export interface Target {
   real: string;
   exists: boolean;
   /** lstat of the entry (undefined when missing). */
-  lstat?: fs.Stats;
+  lstat?: Stats;
   /** stat of the contents (undefined when missing or a dangling link). */
-  stat?: fs.Stats;
+  stat?: Stats;
   isSymlink: boolean;
   isDir: boolean;
 }
@@ -85,8 +94,17 @@ export interface ResolveOptions {
   mustExist?: boolean;
 }
 
+export interface OpenParentOptions {
+  /** Open the parent of the entry itself (`abs`: delete, move) rather than of its contents (`real`: writes, copies). */
+  entry?: boolean;
+  /** Create missing parent folders with this mode (never through a symlink). */
+  create?: number;
+}
+
 export class Gate {
   private readonly protectedPaths: string[] = [];
+  /** Journal of temporary files (set by the upload service of a serving instance). */
+  partials?: PartialJournal;
   /** `protectedPaths[i] + '/'`, built once (isProtected runs per entry in tree walks). */
   private readonly protectedPrefixes: string[] = [];
 
@@ -142,16 +160,38 @@ export class Gate {
     const scopeAbs = path.join(this.root, scope);
     let rootReal: string;
     try {
-      rootReal = await fsp.realpath(scopeAbs);
+      rootReal = await realPath(scopeAbs);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !settings.createUserDir) {
         throw new NotFoundError('your scope folder does not exist');
       }
-      await fsp.mkdir(scopeAbs, { recursive: true, mode: settings.dirMode });
-      rootReal = await fsp.realpath(scopeAbs);
+      await makeFolders(scopeAbs, settings.dirMode);
+      rootReal = await realPath(scopeAbs);
     }
     if (!isWithinReal(this.root, rootReal)) throw new ForbiddenError('your scope leaves the server root');
-    return { user, settings, rootReal, rulePrefix: '', rules: new RuleSet(settings.rules, user.rules, user.hideDotfiles) };
+    return this.withScope({ user, settings, rootReal, rulePrefix: '', rules: new RuleSet(settings.rules, user.rules, user.hideDotfiles) });
+  }
+
+  /** Completes an access with its scope: handles may touch what the rules allow at its real location. */
+  private withScope(a: Omit<Access, 'scope'>): Access {
+    const access = a as Access;
+    const { rootReal } = access;
+    access.scope = {
+      rootReal,
+      partials: this.partials,
+      permits: (real) => {
+        if (!isInside(rootReal, real)) return false;
+        if (this.protectedPaths.length && this.isProtected(real)) return false;
+        if (!access.rules.hasRules) return true;
+        return this.ruleAllows(access, rootReal === '/' ? real : real.slice(rootReal.length) || '/', true);
+      },
+    };
+    return access;
+  }
+
+  /** The whole served root, for fm's own housekeeping (sweeping temporary files): only fm's own files are off limits. */
+  serverScope(): Scope {
+    return { rootReal: this.root, partials: this.partials, permits: (real) => isInside(this.root, real) && !this.isProtected(real) };
   }
 
   /**
@@ -163,12 +203,14 @@ export class Gate {
     const realVirtual = realToVirtual(parent.rootReal, target.real);
     if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
     const realScopePath = this.scopePathOf(parent, realVirtual);
-    return {
-      ...parent,
+    return this.withScope({
+      user: parent.user,
+      settings: parent.settings,
+      rules: parent.rules,
       rootReal: target.real,
       rulePrefix: prefix(realScopePath),
       aliasPrefix: realScopePath === target.scopePath ? undefined : prefix(target.scopePath),
-    };
+    });
   }
 
   /** Whether the rules allow a virtual path (and its alias, if any). Dotfiles too unless `rulesOnly`. */
@@ -206,20 +248,18 @@ export class Gate {
     const lexical = clean === '/' ? access.rootReal : path.join(access.rootReal, clean);
     const parentReal = clean === '/' ? path.dirname(access.rootReal) : await this.realParent(access, lexical);
     const abs = clean === '/' ? access.rootReal : path.join(parentReal, path.basename(lexical));
-    if (this.isProtected(abs)) throw new NotFoundError('not found');
+    // fm's own files, and the temporary files of writes in progress (nobody may read half an
+    // upload or plant a file the temporary-file sweep would take for its own).
+    if (this.isProtected(abs) || clean.includes(`/${PARTIAL_PREFIX}`)) throw new NotFoundError('not found');
 
-    let lstat: fs.Stats | undefined;
-    try {
-      lstat = await fsp.lstat(osPath(abs));
-    } catch (err) {
-      // ENOTDIR: a file stands where a parent folder should be; the path does not exist
-      // (creating it is then a conflict, which mkdirChecked reports).
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
-    }
+    // A file where a parent folder should be: the path does not exist (creating it is then a
+    // conflict, which opening the parent reports).
+    const lstat = await lstatOrMissing(abs);
     const mustExist = opts.mustExist ?? !WRITE_OPS.has(op);
     if (!lstat) {
       if (mustExist) throw new NotFoundError('not found');
+      // Where it would be created: the real parent plus the name.
+      this.checkRealLocation(access, clean, abs);
       return { access, virtual: clean, scopePath, abs, real: abs, exists: false, isSymlink: false, isDir: false };
     }
 
@@ -243,9 +283,9 @@ export class Gate {
     }
     if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope');
     this.checkRealLocation(access, clean, real);
-    const stat = await fsp.stat(osPath(real));
+    const st = await stat(real);
     // Writes through a link inside the scope go to its target (`real`), as filebrowser does.
-    return { access, virtual: clean, scopePath, abs, real, exists: true, lstat, stat, isSymlink, isDir: stat.isDirectory() };
+    return { access, virtual: clean, scopePath, abs, real, exists: true, lstat, stat: st, isSymlink, isDir: st.isDirectory() };
   }
 
   /**
@@ -265,7 +305,7 @@ export class Gate {
    * path and stats, 'dangling' when the target is missing, 'denied' when it leaves the scope,
    * is one of fm's own files or lies where the rules deny access.
    */
-  resolveLinkEntry(access: Access, abs: string): { real: string; stat: fs.Stats } | 'dangling' | 'denied' {
+  resolveLinkEntry(access: Access, abs: string): { real: string; stat: Stats } | 'dangling' | 'denied' {
     let real: string;
     try {
       real = realPathSync(abs);
@@ -276,7 +316,7 @@ export class Gate {
     if (realVirtual === undefined || this.isProtected(real)) return 'denied';
     if (!this.ruleAllows(access, realVirtual, true)) return 'denied';
     try {
-      return { real, stat: fs.statSync(osPath(real)) };
+      return { real, stat: statSync(real) };
     } catch {
       return 'dangling';
     }
@@ -303,6 +343,35 @@ export class Gate {
         missing.push(path.basename(existing));
         existing = path.dirname(existing);
       }
+    }
+  }
+
+  /**
+   * A handle on the folder holding a resolved target, for the operation the gate allowed: the
+   * parent of its contents (`real`; writes land on a link's target) or, with `entry`, of the
+   * entry itself (`abs`; delete and move act on a link, not its target). Missing folders are
+   * created with `create`. The handle is checked to be that very folder, and every entry it
+   * touches is checked against the rules at its real location (disk/handle.ts). Open it after
+   * the before-hooks ran, so a folder swapped during a hook is caught.
+   */
+  async openParent(target: Target, opts: OpenParentOptions = {}): Promise<{ dir: DirHandle; name: string }> {
+    const loc = opts.entry ? target.abs : target.real;
+    if (loc === target.access.rootReal) throw new ForbiddenError('not allowed on the root folder');
+    const scope = target.access.scope;
+    const name = path.basename(loc);
+    if (!scope.permits(loc)) throw new ForbiddenError('access denied by a rule');
+    const parent = path.dirname(loc);
+    if (opts.create === undefined) return { dir: await DirHandle.open(parent, scope), name };
+    return { dir: await openCreating(parent, scope, opts.create), name };
+  }
+
+  /** Runs `fn` with the target's parent folder open (`openParent`), closing it afterwards. */
+  async withParent<T>(target: Target, opts: OpenParentOptions, fn: (dir: DirHandle, name: string) => Promise<T>): Promise<T> {
+    const { dir, name } = await this.openParent(target, opts);
+    try {
+      return await fn(dir, name);
+    } finally {
+      await dir.close();
     }
   }
 
@@ -345,7 +414,7 @@ export class Gate {
    */
   async *visibleTree(target: Target): AsyncGenerator<TreeEntry> {
     const { access } = target;
-    const skip = (e: TreeEntry) => e.dirent.name.startsWith(PARTIAL_PREFIX) || this.isProtected(e.abs) || !this.visible(access, e.virtual);
+    const skip = (e: TreeEntry) => isPartialName(e.dirent.name) || this.isProtected(e.abs) || !this.visible(access, e.virtual);
     for await (const entry of walk(target.real, target.virtual, skip)) {
       yield entry;
     }
@@ -363,7 +432,40 @@ export interface TreeEntry {
   /** Virtual path (relative to the access root). */
   virtual: string;
   abs: string;
-  dirent: fs.Dirent;
+  dirent: Dirent;
+}
+
+/**
+ * Opens the folder `real`, creating it and its missing parents (mode `mode`) one level at a
+ * time below the deepest one that exists, each through a handle on its parent.
+ */
+async function openCreating(real: string, scope: Scope, mode: number): Promise<DirHandle> {
+  const missing: string[] = [];
+  let cur = real;
+  let dir: DirHandle;
+  for (;;) {
+    try {
+      dir = await DirHandle.open(cur, scope);
+      break;
+    } catch (err) {
+      if (!isMissing(err) || cur === scope.rootReal || !isInside(scope.rootReal, cur)) throw err;
+      missing.unshift(path.basename(cur));
+      cur = path.dirname(cur);
+    }
+  }
+  for (const name of missing) {
+    const parent = dir;
+    try {
+      dir = await parent.ensureChild(name, mode);
+    } finally {
+      await parent.close();
+    }
+  }
+  return dir;
+}
+
+function isMissing(err: unknown): boolean {
+  return err instanceof NotFoundError || (err as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
 /**
@@ -374,7 +476,7 @@ export async function* walk(dirAbs: string, dirVirtual: string, skip?: (e: TreeE
   const stack: Array<[string, string]> = [[dirAbs, dirVirtual]];
   while (stack.length) {
     const [abs, virtual] = stack.pop()!;
-    let entries: fs.Dirent[];
+    let entries: Dirent[];
     try {
       entries = await readEntries(abs);
     } catch (err) {
@@ -406,10 +508,10 @@ export function isWithinReal(parent: string, child: string): boolean {
 function realOrSelf(p: string): string {
   const abs = path.resolve(p);
   try {
-    return fs.realpathSync(abs);
+    return realPathSync(abs);
   } catch {
     try {
-      return path.join(fs.realpathSync(path.dirname(abs)), path.basename(abs));
+      return path.join(realPathSync(path.dirname(abs)), path.basename(abs));
     } catch {
       return abs;
     }

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { readEntries } from './disk/dirents.ts';
-import type { Dirent, Stats } from './disk/stat.ts';
+import type { Dirent, Stats } from './disk/types.ts';
 import { openForRead } from './io.ts';
 import { isoTime, listingFromScan, listingJson, nameSortKey, pageOf, renderLargeListing, scanFolder } from './listing.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';

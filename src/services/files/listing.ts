@@ -25,7 +25,7 @@ import {
   type EntryPaths,
 } from './disk/listing-worker.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
-import { lstatOrUndefined } from './disk/stat.ts';
+import { lstatOrUndefined } from './disk/lookup.ts';
 import { itemJson, makeIsoTime, makeQuote, nameSortKey } from './listing-render.ts';
 
 export { nameSortKey };

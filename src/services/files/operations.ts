@@ -1,18 +1,20 @@
 /**
  * File operations behind /api/resources: create (POST), save (PUT), copy and move (PATCH) and
  * delete. Each resolves its paths through the gate, checks every descendant of a recursive
- * operation, runs inside the event hooks and announces what changed on disk.
+ * operation, runs inside the event hooks and announces what changed on disk. The disk is
+ * changed only through the folder handles the gate hands out, opened after the before-hooks
+ * ran (disk/handle.ts), and every file is written by disk/place.ts.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } from '../../errors.ts';
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
-import { mkdirChecked, writeFileAtomic } from './io.ts';
-import { copyTree, moveTree, removeTree, sameEntry } from './tree.ts';
+import { lstatOrMissing } from './disk/lookup.ts';
+import { placeFile } from './disk/place.ts';
+import { copyEntry, moveEntry, removeEntry } from './disk/tree.ts';
+import type { BigIntStats, Stats } from './disk/types.ts';
 import { baseName, cleanPath, isWithin, parentOf } from './paths.ts';
 
 /** The services an operation needs. */
@@ -39,11 +41,11 @@ export interface WriteInput {
 
 export interface WriteResult {
   /** Stats of the written file (undefined for folders). */
-  stat?: fs.Stats;
+  stat?: Stats;
 }
 
 /** `"<hex mtime in ns><hex size>"`, filebrowser's ETag. */
-export function etagOf(st: fs.Stats | fs.BigIntStats): string {
+export function etagOf(st: Stats | BigIntStats): string {
   const mtimeNs = 'mtimeNs' in st ? st.mtimeNs : BigInt(Math.round(st.mtimeMs * 1e3)) * 1000n;
   return `"${mtimeNs.toString(16)}${BigInt(st.size).toString(16)}"`;
 }
@@ -52,14 +54,25 @@ function hookContext(access: Access, event: HookEvent, file: string, destination
   return { event, user: access.user, file, destination: destination ?? access.rootReal, scope: access.rootReal };
 }
 
+/** Whether the user may replace existing files (a name that appears during a write is replaced only then). */
+function mayModify(access: Access): boolean {
+  return access.user.perm.admin || access.user.perm.modify;
+}
+
 /** POST and PUT: a file from the streamed body (atomically), or a folder. */
 export async function writeResource(svc: OperationServices, access: Access, input: WriteInput): Promise<WriteResult> {
   const { gate } = svc;
   const event: HookEvent = input.kind === 'create' ? 'upload' : 'save';
+  const { dirMode, fileMode } = access.settings;
   if (input.folder || input.virtual === '/') {
     const target = await gate.resolve(access, input.virtual, 'create', { mustExist: false });
     if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists');
-    await svc.hooks.around(hookContext(access, event, target.real), () => mkdirChecked(target, target.real, access.settings.dirMode));
+    await svc.hooks.around(hookContext(access, event, target.real), async () => {
+      if (target.virtual === '/') return;
+      await gate.withParent(target, { create: dirMode }, async (dir, name) => {
+        await (await dir.ensureChild(name, dirMode)).close();
+      });
+    });
     await svc.events.emit('written', { abs: target.real, isDir: true, user: access.user });
     return {};
   }
@@ -76,12 +89,15 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
       if (!input.override) throw new ConflictError('a file with that name exists');
       gate.checkPermission(access, 'modify');
     }
-    override = input.override;
+    override = input.override && (target.exists || mayModify(access));
   } else {
-    const probe = await gate.resolve(access, input.virtual, 'read', { mustExist: false, allowRoot: false });
+    // Probed as a write (with whichever write permission the user has): a dangling link is
+    // refused like every other write path does, not reported missing.
+    const probe = await gate.resolve(access, input.virtual, mayModify(access) ? 'modify' : 'create', { mustExist: false, allowRoot: false });
     if (probe.exists && probe.isDir) throw new BadRequestError('cannot save a folder');
     target = await gate.resolve(access, input.virtual, probe.exists ? 'modify' : 'create', { mustExist: false, allowRoot: false });
-    override = target.exists;
+    // A save replaces whatever is there by then (the last writer wins), if the user may modify.
+    override = target.exists || mayModify(access);
   }
 
   let written = 0;
@@ -91,18 +107,23 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
         if (written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
       }
     : undefined;
-  const stat = await svc.hooks.around(hookContext(access, event, target.real), () =>
-    writeFileAtomic(target, input.body, { override, fileMode: access.settings.fileMode, dirMode: access.settings.dirMode, onBytes }),
+  const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
+    gate.withParent(target, { create: dirMode }, (dir, name) =>
+      placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
+    ),
   );
   await svc.events.emit('written', { abs: target.real, isDir: false, user: access.user });
-  return { stat };
+  return { stat: placed.stat };
 }
 
 /** DELETE: a file, a link (never its target) or a whole folder, every descendant checked. */
 export async function deleteResource(svc: OperationServices, access: Access, virtual: string): Promise<void> {
   const target = await svc.gate.resolve(access, virtual, 'delete', { allowRoot: false });
   await svc.gate.checkTree(target);
-  await svc.hooks.around(hookContext(access, 'delete', target.abs), () => removeTree(target.abs));
+  // The folder is opened after the before-hooks: what is removed is what the gate checked.
+  await svc.hooks.around(hookContext(access, 'delete', target.abs), () =>
+    svc.gate.withParent(target, { entry: true }, (dir, name) => removeEntry(dir, name)),
+  );
   await svc.events.emit('removed', { abs: target.abs, isDir: target.isDir, user: access.user });
 }
 
@@ -138,7 +159,7 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
 
   let override = false;
   if (dst.exists) {
-    const caseOnly = !isCopy && toV !== fromV && toV.toLowerCase() === fromV.toLowerCase() && sameEntry(src.lstat!, dst.lstat!);
+    const caseOnly = !isCopy && toV !== fromV && toV.toLowerCase() === fromV.toLowerCase() && src.lstat!.ino === dst.lstat!.ino && src.lstat!.dev === dst.lstat!.dev;
     if (caseOnly) {
       // A case-only rename on a case-insensitive file system: the "existing" entry is the source.
     } else if (input.rename) {
@@ -159,14 +180,16 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
   await gate.checkTree(src, { mappedTo: dst.virtual, refuseEscapingLinks: isCopy });
   if (override) await gate.checkTree(dst);
 
+  // A copy reads and writes contents (through links inside the scope); a move acts on entries.
   const from = isCopy ? src.real : src.abs;
   const to = isCopy ? dst.real : dst.abs;
-  const opts = { rootReal: access.rootReal, override, skip: (abs: string) => gate.isProtected(abs) };
-  await svc.hooks.around(hookContext(access, input.action, from, to), async () => {
-    await mkdirChecked(dst, path.dirname(to), access.settings.dirMode);
-    if (isCopy) await copyTree(from, to, opts);
-    else await moveTree(from, to, opts);
-  });
+  await svc.hooks.around(hookContext(access, input.action, from, to), () =>
+    gate.withParent(src, { entry: !isCopy }, (srcDir, srcName) =>
+      gate.withParent(dst, { entry: !isCopy, create: access.settings.dirMode }, (dstDir, dstName) =>
+        isCopy ? copyEntry(srcDir, srcName, dstDir, dstName, override) : moveEntry(srcDir, srcName, dstDir, dstName, override),
+      ),
+    ),
+  );
   if (isCopy) await svc.events.emit('written', { abs: to, isDir: src.isDir, user: access.user });
   else await svc.events.emit('moved', { fromAbs: from, toAbs: to, isDir: src.isDir, user: access.user });
   return dst.virtual;
@@ -181,11 +204,7 @@ async function freeName(access: Access, dst: Target): Promise<string> {
   const parentAbs = path.dirname(dst.abs);
   for (let n = 1; n < 10_000; n++) {
     const candidate = `${stem} (${n})${ext}`;
-    try {
-      await fsp.lstat(path.join(parentAbs, candidate));
-    } catch {
-      return dir === '/' ? `/${candidate}` : `${dir}/${candidate}`;
-    }
+    if (!(await lstatOrMissing(path.join(parentAbs, candidate)))) return dir === '/' ? `/${candidate}` : `${dir}/${candidate}`;
   }
   throw new ConflictError('no free name for the destination');
 }

@@ -1,9 +1,12 @@
 /**
  * Pure path handling for request paths. A "virtual path" is absolute inside a user's scope:
  * "/" is the scope root, "/a/b.txt" a file in it. It never contains "." or ".." segments,
- * empty segments, backslashes or NUL.
+ * empty segments, backslashes or NUL. Names are in fm's byte form (disk/names.ts), spelled
+ * one way: escapes that form valid UTF-8 are folded into the characters they encode, so a
+ * rule sees every name under one spelling.
  */
 import { BadRequestError, ForbiddenError } from '../../errors.ts';
+import { canonicalName, hasEscapes, nameBytes } from './disk/names.ts';
 
 export const MAX_PATH_BYTES = 4096;
 export const MAX_NAME_BYTES = 255;
@@ -29,10 +32,15 @@ export function parseRequestPath(encoded: string): ParsedPath {
   return cleanPath(decoded);
 }
 
+/** Bytes of a name or path on disk (an escape is one byte). */
+function byteLength(s: string): number {
+  return hasEscapes(s) ? nameBytes(s).length : Buffer.byteLength(s);
+}
+
 /** Cleans an already-decoded path (query parameters such as `destination`). */
 export function cleanPath(decoded: string): ParsedPath {
   if (decoded.includes('\0')) throw new BadRequestError('NUL byte in path');
-  if (Buffer.byteLength(decoded) > MAX_PATH_BYTES) throw new BadRequestError('path too long');
+  if (byteLength(decoded) > MAX_PATH_BYTES) throw new BadRequestError('path too long');
   if (/[\ud800-\udfff]/.test(decoded.replace(/[\ud800-\udbff][\udc00-\udfff]/g, ''))) {
     throw new BadRequestError('invalid UTF-16 in path');
   }
@@ -46,8 +54,10 @@ export function cleanPath(decoded: string): ParsedPath {
       out.pop();
       continue;
     }
-    if (Buffer.byteLength(seg) > MAX_NAME_BYTES) throw new BadRequestError('file name too long');
-    out.push(seg);
+    // Escapes stand for bytes 0x80-0xFF only, so folding never makes a "/", "." or NUL.
+    const name = canonicalName(seg);
+    if (byteLength(name) > MAX_NAME_BYTES) throw new BadRequestError('file name too long');
+    out.push(name);
   }
   return { path: '/' + out.join('/'), trailingSlash };
 }
@@ -56,7 +66,7 @@ export function cleanPath(decoded: string): ParsedPath {
 export function checkName(name: string): string {
   if (!name || name === '.' || name === '..') throw new BadRequestError('invalid name');
   if (/[/\\\0]/.test(name)) throw new BadRequestError('a name cannot contain "/", "\\" or NUL');
-  if (Buffer.byteLength(name) > MAX_NAME_BYTES) throw new BadRequestError('file name too long');
+  if (byteLength(name) > MAX_NAME_BYTES) throw new BadRequestError('file name too long');
   return name;
 }
 

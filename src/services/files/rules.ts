@@ -2,7 +2,14 @@
  * Access rules, evaluated on virtual paths inside the user's scope: global rules first, then
  * the user's, and the last match wins; the default is allow. Path rules match on segment
  * boundaries; regex rules are unanchored. Dotfiles are hidden when the user asks for it.
+ *
+ * Regular expressions run on RE2 (re2js), whose matching time is linear in the path: a
+ * pattern like `(a+)+$` cannot stall the server, whoever sends the path (an anonymous visitor
+ * of a public share included). RE2 has no backreferences or lookarounds; such patterns are
+ * refused when saved (`regexError`). A stored pattern that does not compile fails closed: a
+ * deny rule matches every path, an allow rule none.
  */
+import { RE2JS } from 're2js';
 import type { Rule } from '../../api/user.ts';
 import { cleanPath, isWithin } from './paths.ts';
 
@@ -11,15 +18,14 @@ export interface CompiledRule {
   test(virtual: string): boolean;
 }
 
-const regexCache = new Map<string, RegExp | null>();
+const regexCache = new Map<string, RE2JS | null>();
 
-function compileRegex(raw: string): RegExp | null {
+function compileRegex(raw: string): RE2JS | null {
   let re = regexCache.get(raw);
   if (re === undefined) {
     try {
-      re = new RegExp(raw);
+      re = RE2JS.compile(raw);
     } catch {
-      // An invalid stored regex can never match (settings validation refuses new ones).
       re = null;
     }
     if (regexCache.size > 10_000) regexCache.clear();
@@ -28,10 +34,25 @@ function compileRegex(raw: string): RegExp | null {
   return re;
 }
 
+/**
+ * Why a regular expression cannot be a rule (it does not compile on RE2: a syntax error, a
+ * backreference, a lookaround), or undefined when it can.
+ */
+export function regexError(raw: string): string | undefined {
+  try {
+    RE2JS.compile(raw);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.replace(/^error parsing regexp: /, '');
+  }
+}
+
 export function compileRule(rule: Rule): CompiledRule {
   if (rule.regex) {
     const re = compileRegex(rule.regexp.raw);
-    return { allow: rule.allow, test: (v) => (re ? re.test(v) : false) };
+    // Fail closed: what a broken deny rule was meant to hide stays hidden (all of it).
+    if (!re) return { allow: rule.allow, test: () => !rule.allow };
+    return { allow: rule.allow, test: (v) => re.test(v) };
   }
   let base: string;
   try {
@@ -74,5 +95,10 @@ export class RuleSet {
   /** True when no rule can deny anything below `dir` (lets tree walks skip per-entry checks). */
   get isEmpty(): boolean {
     return this.rules.length === 0 && !this.hideDotfiles;
+  }
+
+  /** True when there are rules (dotfiles aside): real locations need checking. */
+  get hasRules(): boolean {
+    return this.rules.length > 0;
   }
 }

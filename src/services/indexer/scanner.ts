@@ -10,7 +10,8 @@ import { typeFromName } from '../files/types.ts';
 import { isPartialName } from '../files/io.ts';
 import { readNamesSync } from '../files/disk/dirents.ts';
 import { hasEscapes, isSuspect, nameBytes } from '../files/disk/names.ts';
-import { lstatOrUndefined, type Stats } from '../files/disk/stat.ts';
+import { lstatOrUndefined } from '../files/disk/lookup.ts';
+import type { Stats } from '../files/disk/types.ts';
 import { EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
 
 /** Work units (entries) between yields to the event loop. */

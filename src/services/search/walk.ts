@@ -8,7 +8,8 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Access, Gate, Target } from '../files/gate.ts';
 import { isPartialName } from '../files/io.ts';
-import { lstatOrUndefined, type Stats } from '../files/disk/stat.ts';
+import { lstatOrUndefined } from '../files/disk/lookup.ts';
+import type { Stats } from '../files/disk/types.ts';
 import { matches, needsStat, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
 

@@ -2,7 +2,7 @@
  * Free disk space, behind one small interface so tests can simulate a full disk.
  * `FM_TEST_FREE_BYTES` (tests only, documented in docs/uploads.md) replaces the real figure.
  */
-import fsp from 'node:fs/promises';
+import { freeBytes } from '../files/disk/lookup.ts';
 
 export interface DiskSpace {
   /** Bytes an unprivileged writer may still use on the file system holding `dir`. */
@@ -11,10 +11,7 @@ export interface DiskSpace {
 
 /** The real figure, from statfs(2). */
 export const statfsDiskSpace: DiskSpace = {
-  async freeBytes(dir) {
-    const s = await fsp.statfs(dir);
-    return s.bavail * s.bsize;
-  },
+  freeBytes,
 };
 
 /** The disk space source for this process: statfs, unless the test-only override is set. */

@@ -1,5 +1,7 @@
 /** Resumable uploads: the service and how it is built for one instance. */
+import path from 'node:path';
 import type { Gate } from '../files/gate.ts';
+import { PartialJournal } from '../files/disk/partials.ts';
 import type { ServiceOptions, Services } from '../index.ts';
 import { diskSpaceFromEnv } from './disk.ts';
 import { UploadService } from './service.ts';
@@ -7,15 +9,26 @@ import { Staging, chooseStagingDir } from './staging.ts';
 
 export { UploadService, type UploadStatus } from './service.ts';
 
+/** Folder of the temporary-file journals (disk/partials.ts) in the data folder. */
+export const PARTIALS_IN_DATA = 'partials';
+
 /**
- * The upload service of an instance; its staging folder is protected by the gate. Nothing runs
- * in the background until `start()` (called by `fm serve`; the admin CLI builds the same
- * services with no root). `services` is read lazily (hooks and events are used per upload).
+ * The upload service of an instance; its staging folder is protected by the gate. It also
+ * gives the gate the journal of temporary files that every write keeps (disk/partials.ts).
+ * Nothing runs in the background until `start()` (called by `fm serve`; the admin CLI builds
+ * the same services with no root). `services` is read lazily (hooks and events are used per
+ * upload).
  */
 export function createUploads(options: ServiceOptions, gate: Gate, closers: Services['closers'], services: () => Services): UploadService {
   const staging = new Staging(options.root ? chooseStagingDir(options.root, options.dataDir) : '');
-  if (options.root) gate.protect(staging.dir);
-  const uploads = new UploadService(services, staging, diskSpaceFromEnv());
+  let partials: PartialJournal | undefined;
+  if (options.root) {
+    gate.protect(staging.dir);
+    partials = new PartialJournal(path.join(options.dataDir, PARTIALS_IN_DATA), gate.serverScope());
+    gate.protect(partials.dir);
+    gate.partials = partials;
+  }
+  const uploads = new UploadService(services, staging, diskSpaceFromEnv(), partials);
   closers.push(() => uploads.close());
   return uploads;
 }

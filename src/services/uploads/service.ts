@@ -4,8 +4,6 @@
  * to the staging folder, are fsynced before each chunk is acknowledged, and the finished file is
  * moved into place in one rename, with the `upload` hooks around the move.
  */
-import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import {
@@ -20,10 +18,13 @@ import {
 import type { Settings } from '../../api/settings.ts';
 import type { Services } from '../index.ts';
 import type { Target } from '../files/gate.ts';
+import { stat } from '../files/disk/lookup.ts';
+import type { PartialJournal } from '../files/disk/partials.ts';
+import { placeFile } from '../files/disk/place.ts';
+import type { Stats } from '../files/disk/types.ts';
 import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
-import { placeFile } from './place.ts';
 import type { Staging, UploadRecord } from './staging.ts';
 
 /** What HEAD and PATCH report. */
@@ -49,6 +50,8 @@ type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos'>;
 const ORPHAN_GRACE_MS = 60_000;
 /** The sweeper's period; creations also sweep when the last sweep is older than the expiry. */
 const SWEEP_EVERY_MS = 60_000;
+/** How often temporary files of writes that will never finish are looked for (disk/partials.ts). */
+const PARTIALS_SWEEP_EVERY_MS = 60 * 60_000;
 
 /** 409 with the offset the client should resume from. */
 function offsetConflict(offset: number): FmError {
@@ -60,14 +63,20 @@ export class UploadService {
   private lastSweep = 0;
   private timer?: NodeJS.Timeout;
   private firstSweep?: NodeJS.Timeout;
+  private partialsTimer?: NodeJS.Timeout;
 
   constructor(
     private readonly deps: () => Deps,
     readonly staging: Staging,
     private readonly disk: DiskSpace,
+    /** Journal of temporary files beside targets (swept here, at start-up and hourly). */
+    private readonly partials?: PartialJournal,
   ) {}
 
-  /** Starts the periodic sweep of stale uploads (first run shortly after start-up); idempotent. */
+  /**
+   * Starts the periodic sweeps: stale uploads (first run shortly after start-up) and temporary
+   * files left by writes that will never finish (at once, then hourly); idempotent.
+   */
   start(): void {
     if (this.timer || !this.staging.dir) return;
     const run = () => void this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
@@ -75,11 +84,24 @@ export class UploadService {
     this.firstSweep.unref();
     this.timer = setInterval(run, SWEEP_EVERY_MS);
     this.timer.unref();
+    if (this.partials) {
+      const partials = this.partials;
+      const sweepPartials = () =>
+        void partials.sweep().then(
+          (n) => n && this.deps().log.info(`removed ${n} temporary file(s) of interrupted writes`),
+          (err) => this.deps().log.warn(`temporary files sweep: ${(err as Error).message}`),
+        );
+      sweepPartials();
+      this.partialsTimer = setInterval(sweepPartials, PARTIALS_SWEEP_EVERY_MS);
+      this.partialsTimer.unref();
+    }
   }
 
   async close(): Promise<void> {
     clearTimeout(this.firstSweep);
     clearInterval(this.timer);
+    clearInterval(this.partialsTimer);
+    await this.partials?.close();
   }
 
   /**
@@ -93,7 +115,8 @@ export class UploadService {
     if (target.isDir) throw new BadRequestError('a folder exists at that path');
     if (target.exists && !input.override) throw new ConflictError('a file with that name exists');
     if (target.exists) {
-      if (!target.lstat?.isFile()) throw new BadRequestError('only regular files can be replaced');
+      // A link inside the scope is written through, like PUT (its target must be a regular file).
+      if (!target.stat?.isFile()) throw new BadRequestError('only regular files can be replaced');
       this.deps().gate.checkPermission(access, 'modify');
     }
     if (settings.maxUploadSize > 0 && input.length > settings.maxUploadSize) {
@@ -228,13 +251,13 @@ export class UploadService {
     return new Date(lastWrite + settings.uploadExpiry * 1000);
   }
 
-  private isExpired(rec: UploadRecord, st: fs.Stats | undefined, settings: Settings): boolean {
+  private isExpired(rec: UploadRecord, st: Stats | undefined, settings: Settings): boolean {
     const last = Math.max(rec.createdAt, st?.mtimeMs ?? 0);
     return Date.now() - last > settings.uploadExpiry * 1000;
   }
 
   /** The caller's unfinished upload for this target, or 404 (expired uploads are removed). */
-  private async active(target: Target): Promise<{ rec: UploadRecord; st: fs.Stats }> {
+  private async active(target: Target): Promise<{ rec: UploadRecord; st: Stats }> {
     const id = this.staging.idFor(target.abs);
     const rec = await this.staging.read(id);
     if (!rec || rec.userId !== target.access.user.id || rec.target !== target.abs) {
@@ -256,9 +279,11 @@ export class UploadService {
   }
 
   /**
-   * Moves a complete upload into place through the `upload` hooks, then announces it. Errors
-   * the client must act on (conflict, permission, a failing before-hook) discard the upload;
-   * others (disk full, I/O) keep it, and the next HEAD tries again.
+   * Moves a complete upload into place through the `upload` hooks, then announces it: the same
+   * placing function as PUT and POST (disk/place.ts), through a handle on the target's folder
+   * opened after the before-hooks. Errors the client must act on (conflict, permission, a
+   * failing before-hook) discard the upload; others (disk full, I/O) keep it, and the next HEAD
+   * tries again.
    */
   private async finish(rec: UploadRecord, target: Target): Promise<void> {
     const { hooks, events, gate } = this.deps();
@@ -270,17 +295,18 @@ export class UploadService {
       if (target.isDir) throw new ConflictError('a folder exists at that path');
       if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
       if (target.exists) gate.checkPermission(access, 'modify');
-      await hooks.around({ event: 'upload', user: access.user, file: target.abs, scope: access.rootReal }, async () => {
-        const mode = target.exists && target.lstat?.isFile() ? target.lstat.mode & 0o7777 : access.settings.fileMode;
-        await fsp.chmod(part, mode);
-        await placeFile(part, target, rec.override, access.settings.dirMode);
-      });
+      const { fileMode, dirMode } = access.settings;
+      await hooks.around({ event: 'upload', user: access.user, file: target.real, scope: access.rootReal }, () =>
+        gate.withParent(target, { create: dirMode }, (dir, name) =>
+          placeFile(dir, name, { kind: 'staged', path: part }, { override: rec.override, mode: fileMode, keepReplacedMode: true }),
+        ),
+      );
     } catch (err) {
       if (err instanceof FmError && err.status < 500) await this.staging.remove(rec.id);
       throw err;
     }
     await this.staging.forget(rec.id);
-    await events.emit('written', { abs: target.abs, isDir: false, user: access.user });
+    await events.emit('written', { abs: target.real, isDir: false, user: access.user });
   }
 
   /** Free bytes for a new upload: the smaller of the staging and the target file systems. */
@@ -288,9 +314,9 @@ export class UploadService {
     const stagingFree = await this.disk.freeBytes(this.staging.dir);
     let dir = path.dirname(targetAbs);
     for (;;) {
-      const st = await fsp.stat(dir).catch(() => undefined);
+      const st = await stat(dir).catch(() => undefined);
       if (st) {
-        const stagingDev = (await fsp.stat(this.staging.dir)).dev;
+        const stagingDev = (await stat(this.staging.dir)).dev;
         return st.dev === stagingDev ? stagingFree : Math.min(stagingFree, await this.disk.freeBytes(dir));
       }
       const up = path.dirname(dir);
