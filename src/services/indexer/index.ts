@@ -103,10 +103,16 @@ export class SearchIndex {
     return next;
   }
 
-  /** Starts indexing in the background; resolves when the index is ready. */
+  /**
+   * Starts indexing in the background; resolves when the index is ready. The watcher subscribes
+   * before the scan: a change made while the scan runs (in a folder it has already read) arrives
+   * as an event, queued behind the scan and applied right after it, so nothing made during
+   * start-up is missed.
+   */
   start(): Promise<void> {
     return this.enqueue(async () => {
       const started = Date.now();
+      await this.startWatching();
       this.scanning = true;
       const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (_store, id) => {
         this.trigrams.add(id, _store.names[id].toLowerCase());
@@ -132,7 +138,6 @@ export class SearchIndex {
       this.ready = true;
       this.opts.log.info(`search index: ready, ${this.store.live - 1} entries in ${this.lastScanMs} ms`);
       await this.save();
-      await this.startWatching();
       const saver = setInterval(() => void this.enqueue(() => this.save()), this.opts.saveIntervalMs ?? 600_000);
       saver.unref();
       this.timers.push(saver);
