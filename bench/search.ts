@@ -3,6 +3,7 @@
  * every entry (filebrowser's method) and `find -iname`, in the same run. Also the index build
  * rate and memory of the fm process.
  */
+import type { Score } from './chart.ts';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,6 +24,8 @@ export interface Row {
   baseline: string;
   ratio: string;
   note?: string;
+  /** The same-run ratio and its target, for the chart (bench/chart.ts). */
+  score?: Score;
 }
 
 /** Creates dirs × files empty files (10 of them contain NEEDLE) unless the tree exists. */
@@ -119,7 +122,8 @@ export async function benchSearch(o: SearchBenchOptions): Promise<Row[]> {
       workload: `index build ${total.toLocaleString('en')} entries`,
       fm: `${fmt(buildMs / 1000, 2)} s = ${fmt(total / (buildMs / 1000) / 1000, 0)}k entries/s`,
       baseline: `walk+lstat ${fmt(median(walkTimes) / 1000, 2)} s`,
-      ratio: fmt(buildMs / median(walkTimes), 2),
+      ratio: `${fmt(buildMs / median(walkTimes), 2)}× the walk's time (target ≤ 1)`,
+      score: { value: buildMs / median(walkTimes), target: 1, better: 'lower' },
       note: `fm peak RSS ${fmt(buildPeak, 0)} MiB during the build, ${fmt(idle, 0)} MiB after`,
     },
   ];
