@@ -5,6 +5,7 @@
  *   npm run bench                 default sizes (a few minutes on 2 cores)
  *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
  *   npm run bench -- --only search,archives
+ *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
  * after deleting them is many times slower on this machine's file system).
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { PROJECT, fmt, median, memoryOf, startFm, timeIt } from './lib.ts';
 import { benchSearch, type Row } from './search.ts';
 import { renderChart } from './chart.ts';
+import { benchSoak } from './soak.ts';
 import { benchArchives, benchRequests } from './throughput.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
@@ -135,6 +137,12 @@ await section('search', () =>
 );
 
 await section('requests', () => benchRequests(dataDir));
+
+// Ten minutes long: only when asked for (`--only soak`).
+if (only?.has('soak')) {
+  const seconds = args.includes('--soak-seconds') ? Number(args[args.indexOf('--soak-seconds') + 1]) : 600;
+  await section('soak', () => benchSoak({ dataDir, seconds, connections: 50, log }));
+}
 
 const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
 const table = [
