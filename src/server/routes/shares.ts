@@ -8,7 +8,7 @@ import { BadRequestError, NotFoundError } from '../../errors.ts';
 import { authenticate, requirePerm } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
-import { parseShareRequest } from '../../api/shares.ts';
+import { parseShareRequest } from '../../schemas/shares.ts';
 import { presentShare } from '../../services/shares.ts';
 import { isHashLike } from '../../storage/repos/shares.ts';
 import type { FmContext, FmRouter } from '../types.ts';

@@ -1,7 +1,7 @@
 /** GET/POST /api/users and GET/PUT/DELETE /api/users/{id}. */
 import Router from '@koa/router';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.ts';
-import { UserWriteSchema } from '../../api/user.ts';
+import { UserWriteSchema } from '../../schemas/user.ts';
 import { authenticate, requestSettings, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { queryFlag } from '../files-request.ts';
