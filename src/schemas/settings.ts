@@ -88,3 +88,6 @@ export const SettingsSchema = z.object({
   uploadExpiry: z.number().int().min(1).default(24 * 60 * 60),
 });
 sameType<z.output<typeof SettingsSchema>, Settings>(true);
+
+/** PUT /api/settings: the keys to change (checked in full by services/settings.ts once merged). */
+export const SettingsChangesSchema = z.record(z.string(), z.unknown(), { error: 'expected a settings object' });

@@ -1,45 +1,62 @@
-/** Server-side parsing of the share contract (src/api/shares.ts). */
-import { MAX_SHARE_DURATION, SHARE_UNITS, type ShareRequest, type ShareUnit } from '../api/shares.ts';
+/** Server-side schemas of the share contract (src/api/shares.ts): POST /api/share/{path}. */
+import { z } from 'zod';
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, SHARE_UNITS, type ShareRequest, type ShareUnit } from '../api/shares.ts';
 import { BadRequestError } from '../errors.ts';
+import { describeIssue } from './issues.ts';
 
-type Query = Record<string, string | string[] | undefined>;
+/** `expires`: a whole number or a numeric string; empty means permanent (0). */
+const expires = z
+  .union([z.number(), z.string()], { error: 'must be a whole number' })
+  .transform((v, ctx) => {
+    const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v.trim()) : v.trim() === '' ? 0 : Number.NaN;
+    if (!Number.isInteger(n) || n < 0) ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
+    else if (n > MAX_SHARE_DURATION) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_SHARE_DURATION}` });
+    return n;
+  });
 
-/**
- * Parses `{password, expires, unit}` (body) with `?expires=&unit=` as a fallback: a field
- * present in the body wins. `expires` is a number or a numeric string; empty or 0 means
- * permanent, otherwise 1..2147483647; unit defaults to hours; anything else is 400.
- */
-export function parseShareRequest(body: unknown, query: Query = {}): ShareRequest {
-  if (body !== undefined && body !== null && (typeof body !== 'object' || Array.isArray(body))) {
-    throw new BadRequestError('the body must be a JSON object');
-  }
-  const b = (body ?? {}) as Record<string, unknown>;
-  const pick = (name: string): unknown => {
-    if (b[name] !== undefined && b[name] !== null) return b[name];
-    const q = query[name];
-    return Array.isArray(q) ? q[0] : q;
+/** `unit`: seconds, minutes, hours or days, any case; empty means the default. */
+const unit = z.string({ error: 'must be seconds, minutes, hours or days' }).transform((v, ctx) => {
+  const u = v.toLowerCase();
+  if (u === '') return undefined;
+  if (Object.hasOwn(SHARE_UNITS, u)) return u as ShareUnit;
+  ctx.addIssue({ code: 'custom', message: 'must be seconds, minutes, hours or days' });
+  return z.NEVER;
+});
+
+const nullish = <S extends z.ZodType>(s: S) => s.nullish().transform((v) => v ?? undefined);
+
+/** The JSON body: every field optional (a missing or null body is `{}`). */
+export const ShareBodySchema = z.preprocess(
+  (b) => b ?? {},
+  z.object(
+    {
+      password: nullish(
+        z.string({ error: 'must be a string' }).refine((p) => new TextEncoder().encode(p).length <= 72, 'is longer than 72 bytes'),
+      ),
+      expires: nullish(expires),
+      unit: nullish(unit),
+    },
+    { error: 'the body must be a JSON object' },
+  ),
+);
+
+/** `?expires=&unit=`: the fallback for fields the body leaves out. */
+export const ShareQuerySchema = z.object({ expires: expires.optional(), unit: unit.optional() });
+
+/** A body field wins over the query parameter; unit defaults to hours, expires to permanent. */
+export function shareRequest(body: z.output<typeof ShareBodySchema>, query: z.output<typeof ShareQuerySchema>): ShareRequest {
+  return {
+    password: body.password ?? '',
+    expires: body.expires ?? query.expires ?? 0,
+    unit: body.unit ?? query.unit ?? DEFAULT_SHARE_UNIT,
   };
-  const password = b.password ?? '';
-  if (typeof password !== 'string') throw new BadRequestError('password must be a string');
-  if (new TextEncoder().encode(password).length > 72) throw new BadRequestError('password is longer than 72 bytes');
-  return { password, expires: parseExpires(pick('expires')), unit: parseUnit(pick('unit')) };
 }
 
-function parseExpires(v: unknown): number {
-  if (v === undefined || v === null || v === '') return 0;
-  let n: number;
-  if (typeof v === 'number') n = v;
-  else if (typeof v === 'string' && /^\s*\d+\s*$/.test(v)) n = Number(v.trim());
-  else throw new BadRequestError('expires must be a whole number');
-  if (!Number.isInteger(n) || n < 0) throw new BadRequestError('expires must be a whole number');
-  if (n > MAX_SHARE_DURATION) throw new BadRequestError(`expires must be at most ${MAX_SHARE_DURATION}`);
-  return n;
-}
-
-function parseUnit(v: unknown): ShareUnit {
-  if (v === undefined || v === null || v === '') return 'hours';
-  if (typeof v !== 'string' || !Object.hasOwn(SHARE_UNITS, v.toLowerCase())) {
-    throw new BadRequestError('unit must be seconds, minutes, hours or days');
-  }
-  return v.toLowerCase() as ShareUnit;
+/** Parses a body and a query as the route does (for callers outside a request); 400 on bad input. */
+export function parseShareRequest(body: unknown, query: Record<string, string | undefined> = {}): ShareRequest {
+  const b = ShareBodySchema.safeParse(body);
+  if (!b.success) throw new BadRequestError(describeIssue('body', b.error).message);
+  const q = ShareQuerySchema.safeParse(query);
+  if (!q.success) throw new BadRequestError(describeIssue('query', q.error).message);
+  return shareRequest(b.data, q.data);
 }

@@ -1,6 +1,7 @@
 /** Server-side schemas of the user contract (src/api/user.ts): zod, for the server, storage and CLI. */
 import { z } from 'zod';
 import { VIEW_MODES, type Permissions, type Rule, type Sorting, type UserData, type UserWrite } from '../api/user.ts';
+import { objectBody, queryFlag, recordId } from './request.ts';
 import { sameType } from './same-type.ts';
 
 export const PermissionsSchema = z.object({
@@ -52,9 +53,18 @@ sameType<z.output<typeof UserDataSchema>, UserData>(true);
 
 /** Body of POST /api/users and PUT /api/users/{id}. */
 export const UserWriteSchema = z.object({
-  what: z.literal('user'),
+  what: z.literal('user', { error: 'must be "user"' }),
   which: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
   current_password: z.string().optional(),
   data: z.record(z.string(), z.unknown()),
 });
 sameType<z.output<typeof UserWriteSchema>, UserWrite>(true);
+
+/** `/api/users/{id}`: an id that cannot name a user is 404. */
+export const UserIdParamsSchema = z.object({ id: recordId('user') });
+
+/** DELETE /api/users/{id}: the caller's password (required under json auth). */
+export const UserDeleteBodySchema = objectBody(z.object({ current_password: z.string().optional() }));
+
+/** `?force=true`: accept launchers (sh, env, …) in a command allowlist. */
+export const ForceQuerySchema = z.object({ force: queryFlag });

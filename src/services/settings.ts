@@ -47,6 +47,26 @@ export function parseSettings(raw: unknown): Settings {
   return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
 }
 
+/** PUT /api/settings: the settings read and changed by admins over HTTP. */
+export class SettingsService {
+  constructor(private readonly services: SettingsWriter) {}
+
+  /** The stored settings. */
+  get(): Promise<Settings> {
+    return this.services.repos.settings.get();
+  }
+
+  /**
+   * Applies the given keys over the current settings and saves them through saveSettings. The
+   * auth method and its options are never changed here: only the CLI changes those.
+   */
+  async change(changes: Record<string, unknown>, options: AllowlistOptions = {}): Promise<Settings> {
+    const current = await this.get();
+    const { authMethod: _m, auth: _a, ...rest } = changes;
+    return saveSettings(this.services, { ...current, ...rest, authMethod: current.authMethod, auth: current.auth }, options);
+  }
+}
+
 /** What saveSettings needs from the services (the CLI and the server both have it). */
 export interface SettingsWriter {
   repos: Pick<Repos, 'settings'>;

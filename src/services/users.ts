@@ -196,6 +196,17 @@ export class UserService {
     return this.repos.users.update(next);
   }
 
+  /** Every user, by id. */
+  list(): Promise<UserRecord[]> {
+    return this.repos.users.list();
+  }
+
+  /** The user `id` as `viewer` may read it: their own record, any record for admins (403 otherwise, 404 unknown). */
+  async read(viewer: UserRecord, id: number): Promise<UserRecord> {
+    if (!viewer.perm.admin && viewer.id !== id) throw new ForbiddenError('you may only read your own profile');
+    return this.repos.users.mustGet(id);
+  }
+
   async remove(actor: UserRecord, id: number, currentPassword: string | undefined, requireCurrentPassword: boolean): Promise<UserRecord> {
     if (!actor.perm.admin && actor.id !== id) throw new ForbiddenError('you may only delete your own account');
     if (requireCurrentPassword) await this.checkCurrentPassword(actor, currentPassword);
