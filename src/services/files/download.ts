@@ -6,7 +6,7 @@
 import { ARCHIVE_FORMATS, type ArchiveAlgo } from '../../api/files.ts';
 import { BadRequestError } from '../../errors.ts';
 import type { Logger } from '../context.ts';
-import { checkArchiveAlgo } from './archive-format.ts';
+import { checkArchiveAlgo } from './archive/format.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openForRead } from './io.ts';
 import { baseName, cleanPath, isWithin, joinVirtual, parentOf } from './paths.ts';
@@ -82,7 +82,7 @@ export async function openDownloadFile(target: Target): Promise<{ fh: FileHandle
 
 /** The archive stream of a plan; the archivers load on the first archive, not at start-up. */
 export async function archiveStream(gate: Gate, req: DownloadRequest, plan: Extract<DownloadPlan, { kind: 'archive' }>, log: Logger) {
-  const { createArchiveStream } = await import('./archive.ts');
+  const { createArchiveStream } = await import('./archive/index.ts');
   return createArchiveStream(
     gate,
     req.access,
