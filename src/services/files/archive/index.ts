@@ -20,7 +20,7 @@ export { entryName, LEFT_OUT_NAME } from './feeder.ts';
 
 /**
  * Builds the archive stream of `targets`, entries named relative to `base`. Throws before
- * anything is sent when the format needs a program this machine lacks. Errors after streaming
+ * anything is sent when the format needs a program or package this machine lacks (501). Errors after streaming
  * started cut the stream (the client sees a truncated download) and are reported to `onError`;
  * entries left out are listed in the archive and reported to `onLeftOut` (one line each).
  */
