@@ -7,7 +7,7 @@ import { isGiven } from '../layers.ts';
 import { action, databasePath, ExitError, output, readInput, withServices, writeOutput } from '../run.ts';
 import { confirmDestructive } from '../prompt.ts';
 import { addSettingsOptions, applySettingsFlags, type SettingsFlagValues } from '../settingsflags.ts';
-import { formatSize } from '../../services/size.ts';
+import { formatSize } from '../../api/size.ts';
 import { keyValues } from '../table.ts';
 import { FLAG_PERMISSIONS } from '../userflags.ts';
 
@@ -40,7 +40,7 @@ Examples:
               if (await services.repos.settings.load()) {
                 throw new ExitError(1, `database ${file} is already initialised (change it with "fm config set" or "fm config import")`);
               }
-              const { SettingsSchema } = await import('../../api/settings.ts');
+              const { SettingsSchema } = await import('../../schemas/settings.ts');
               const { saveSettings } = await import('../../services/settings.ts');
               const { next } = applySettingsFlags(SettingsSchema.parse({}), opts, isGiven(cmd, 'recaptcha'));
               const saved = await saveSettings(services, next, { allowLaunchers: Boolean(opts.force) });
