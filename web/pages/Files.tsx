@@ -1,25 +1,25 @@
 /** The files screen (/files/{path}): a folder listing or a single file, its header actions and keyboard shortcuts. */
-import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useAtom, useAtomValue, useSetAtom, useStore } from 'jotai';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { get, type Resource } from '../api/resources.ts';
+import { resourceQuery } from '../api/queries.ts';
+import type { Resource } from '../api/resources.ts';
 import { statusOf } from '../api/client.ts';
-import { copyToClipboard, currentDir, paste, takeSelectAfterReload } from '../actions/files.ts';
-import { uploadInto } from '../actions/upload.ts';
+import { useFileOps } from '../actions/files.ts';
+import { useApp } from '../app/context.tsx';
 import { can } from '../lib/perm.ts';
 import { currentAppPath } from '../lib/navigate.ts';
 import { baseName, pathFromFilesUrl, samePath } from '../lib/paths.ts';
 import { remapSelection } from '../lib/selection.ts';
-import { sortItems, type Sorting } from '../lib/sort.ts';
 import { userAtom } from '../state/auth.ts';
-import { listingAtom, loadErrorAtom, reloadAtom, type Listing as ListingData } from '../state/files.ts';
+import { selectAfterReloadAtom, type Listing as ListingData } from '../state/files.ts';
 import { loadingAtom } from '../state/layout.ts';
 import { promptsAtom, showPromptAtom } from '../state/prompts.ts';
 import { clearSelectionAtom, multipleAtom, selectedAtom } from '../state/selection.ts';
 import { searchOpenAtom } from '../state/search.ts';
 import { showShellAtom } from '../state/shell.ts';
-import { store } from '../state/store.ts';
 import { Header, type HeaderAction } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
 import { Breadcrumbs } from '../components/files/Breadcrumbs.tsx';
@@ -42,9 +42,9 @@ const Shell = lazy(() => import('../components/shell/Shell.tsx'));
 
 const VIEW_ICONS: Record<string, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
 
-/** Sorts a loaded folder, folders first. */
-export function toListing(resource: Resource, sorting: Sorting): ListingData {
-  const items = resource.isDir ? sortItems(resource.items ?? [], sorting) : [];
+/** A loaded folder as the listing shows it: the server's order (folders first, then the user's sorting). */
+export function toListing(resource: Resource): ListingData {
+  const items = resource.isDir ? (resource.items ?? []) : [];
   let dirCount = 0;
   while (dirCount < items.length && items[dirCount].isDir) dirCount++;
   return { resource, items, dirCount };
@@ -54,61 +54,52 @@ function isTyping(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
 }
 
-/** Loads the resource at the path on every navigation and reload request. */
-function useResource(path: string): void {
-  const reloadCount = useAtomValue(reloadAtom);
-  const setListing = useSetAtom(listingAtom);
-  const setError = useSetAtom(loadErrorAtom);
+/**
+ * The resource at the path (server data, kept while the next path loads). Every (re)load keeps
+ * the selection on the same items (or selects a renamed one) and ends multiple-selection mode.
+ */
+function useResource(path: string): { listing: ListingData | null; error: number | null } {
+  const query = useQuery({ ...resourceQuery(path), placeholderData: keepPreviousData });
+  const store = useStore();
   const setLoading = useSetAtom(loadingAtom);
-  const setSelected = useSetAtom(selectedAtom);
+  const shown = useRef<ListingData | null>(null);
+  const listing = useMemo(() => (query.data ? toListing(query.data) : null), [query.data]);
 
   useEffect(() => {
-    const ac = new AbortController();
+    if (!query.isFetching) return;
     setLoading((n) => n + 1);
-    get(path, ac.signal)
-      .then((res) => {
-        const sorting = store.get(userAtom)?.sorting ?? { by: 'name', asc: true };
-        const next = toListing(res, sorting);
-        const prev = store.get(listingAtom);
-        const pick = takeSelectAfterReload();
-        if (pick) {
-          const i = next.items.findIndex((it) => it.path === pick);
-          setSelected(i >= 0 ? [i] : []);
-        } else if (prev && samePath(prev.resource.path, next.resource.path)) {
-          setSelected(remapSelection(store.get(selectedAtom), prev.items, next.items));
-        }
-        setListing(next);
-        setError(null);
-        // Multiple-selection mode ends with every (re)load (spec §4).
-        store.set(multipleAtom, false);
-      })
-      .catch((err) => {
-        if (ac.signal.aborted) return;
-        setListing(null);
-        setError(statusOf(err));
-      })
-      .finally(() => setLoading((n) => n - 1));
-    return () => ac.abort();
-  }, [path, reloadCount, setListing, setError, setLoading, setSelected]);
+    return () => setLoading((n) => n - 1);
+  }, [query.isFetching, setLoading]);
 
-  // Leaving the screen clears the current request.
-  useEffect(
-    () => () => {
-      setListing(null);
-      setError(null);
-    },
-    [setListing, setError],
-  );
+  useEffect(() => {
+    if (!listing || query.isPlaceholderData) return;
+    const before = shown.current;
+    shown.current = listing;
+    const pick = store.get(selectAfterReloadAtom);
+    if (pick) {
+      store.set(selectAfterReloadAtom, undefined);
+      const i = listing.items.findIndex((it) => it.path === pick);
+      store.set(selectedAtom, i >= 0 ? [i] : []);
+    } else if (before && before !== listing && samePath(before.resource.path, listing.resource.path)) {
+      store.set(selectedAtom, remapSelection(store.get(selectedAtom), before.items, listing.items));
+    }
+    // Multiple-selection mode ends with every (re)load (spec §4).
+    store.set(multipleAtom, false);
+  }, [listing, query.dataUpdatedAt, query.isPlaceholderData, store]);
+
+  if (query.isError) return { listing: null, error: statusOf(query.error) };
+  return { listing, error: null };
 }
 
 export default function FilesPage() {
   const { t } = useTranslation();
   useLocation();
   const path = pathFromFilesUrl(currentAppPath().split('?')[0]) ?? '/';
-  useResource(path);
+  const { listing, error } = useResource(path);
+  const app = useApp();
+  const ops = useFileOps();
+  const store = useStore();
   const user = useAtomValue(userAtom)!;
-  const listing = useAtomValue(listingAtom);
-  const error = useAtomValue(loadErrorAtom);
   const [selected, setSelected] = useAtom(selectedAtom);
   const multiple = useAtomValue(multipleAtom);
   const clearSelection = useSetAtom(clearSelectionAtom);
@@ -120,8 +111,8 @@ export default function FilesPage() {
   // While the next path loads, the previous listing stays on screen but no action applies to it.
   const current = listing !== null && samePath(listing.resource.path, path);
   const ctx: ActionContext | null = useMemo(
-    () => (listing && current ? { user, listing, selectedCount: selected.length, multiple } : null),
-    [user, listing, current, selected.length, multiple],
+    () => (listing && current ? { app, ops, user, listing, selectedCount: selected.length, multiple } : null),
+    [app, ops, user, listing, current, selected.length, multiple],
   );
 
   useEffect(() => {
@@ -148,10 +139,10 @@ export default function FilesPage() {
         setSelected(ctx.listing.items.map((_, i) => i));
       } else if (mod && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x')) {
         if (window.getSelection()?.toString()) return;
-        if (copyToClipboard(e.key.toLowerCase() === 'x')) e.preventDefault();
+        if (ops.copyToClipboard(e.key.toLowerCase() === 'x')) e.preventDefault();
       } else if (mod && e.key.toLowerCase() === 'v') {
         e.preventDefault();
-        void paste();
+        void ops.paste();
       } else if (mod && e.key.toLowerCase() === 's') {
         e.preventDefault();
         runIfVisible('download', ctx);
@@ -159,7 +150,7 @@ export default function FilesPage() {
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [ctx, showPrompt, clearSelection, setSelected]);
+  }, [ctx, ops, store, showPrompt, clearSelection, setSelected]);
 
   const showShell = useAtomValue(showShellAtom);
   const setShowShell = useSetAtom(showShellAtom);
@@ -197,10 +188,10 @@ export default function FilesPage() {
     if (!canUpload || !ctx) return;
     const onItem = (e.target as HTMLElement).closest<HTMLElement>('[data-dir][data-index]');
     const item = onItem ? ctx.listing.items[Number(onItem.dataset.index)] : undefined;
-    const dest = item?.isDir ? item.path : currentDir();
+    const dest = item?.isDir ? item.path : ops.currentDir();
     // The entries must be read before the event ends.
     const reading = fromDrop(e.dataTransfer);
-    void reading.then(({ picked, emptyDirs }) => uploadInto(dest, picked, emptyDirs));
+    void reading.then(({ picked, emptyDirs }) => app.uploads.uploadInto(dest, picked, emptyDirs));
   };
 
   // A preview stays up while the next file loads (previous/next), so keys and state carry on.

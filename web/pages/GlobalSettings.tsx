@@ -2,9 +2,11 @@
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Rule } from '../../src/api/user.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { keys, settingsQuery } from '../api/queries.ts';
 import * as settingsApi from '../api/settings.ts';
 import type { SettingsDto } from '../api/settings.ts';
-import { showError, showSuccess } from '../actions/notify.ts';
+import { useNotify } from '../actions/notify.ts';
 import { CHUNK_SIZE_DEBOUNCE_MS, formatChunkSize, parseChunkSize } from '../lib/chunkSize.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { RulesEditor } from '../components/settings/RulesEditor.tsx';
@@ -15,7 +17,7 @@ import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
-import { useLoad } from '../components/ui/useLoad.ts';
+import { useServerData } from '../components/ui/useServerData.ts';
 
 /** Hook events in the order the card lists them. */
 const EVENTS = ['save', 'copy', 'rename', 'upload', 'delete'];
@@ -23,7 +25,9 @@ const TRIGGERS = EVENTS.flatMap((e) => [`before_${e}`, `after_${e}`]);
 
 /** A card that is a form with its own Update button. */
 function Card({ title, children, onSave, wide }: { title: string; children: ReactNode; onSave: () => Promise<void>; wide?: boolean }) {
+  const { showError } = useNotify();
   const { t } = useTranslation();
+  const queryClient = useQueryClient();
   const action = useAction(async () => {
     try {
       await onSave();
@@ -31,6 +35,7 @@ function Card({ title, children, onSave, wide }: { title: string; children: Reac
       showError(err);
       throw err;
     }
+    void queryClient.invalidateQueries({ queryKey: keys.settings });
   });
   return (
     <form
@@ -78,6 +83,7 @@ function useChunkSize(initial: number) {
 }
 
 function GeneralCard({ s }: { s: SettingsDto }) {
+  const { showSuccess } = useNotify();
   const { t } = useTranslation();
   const [signup, setSignup] = useState(s.signup);
   const [createUserDir, setCreateUserDir] = useState(s.createUserDir);
@@ -163,6 +169,7 @@ function GeneralCard({ s }: { s: SettingsDto }) {
 }
 
 function DefaultsCard({ s }: { s: SettingsDto }) {
+  const { showSuccess } = useNotify();
   const { t } = useTranslation();
   const [draft, setDraft] = useState<UserDraft>(() => draftFrom(s.defaults));
   const save = async () => {
@@ -178,6 +185,7 @@ function DefaultsCard({ s }: { s: SettingsDto }) {
 }
 
 function CommandsCard({ s }: { s: SettingsDto }) {
+  const { showSuccess } = useNotify();
   const { t } = useTranslation();
   const names = [...TRIGGERS, ...Object.keys(s.commands).filter((k) => !TRIGGERS.includes(k))];
   const [text, setText] = useState<Record<string, string>>(() => Object.fromEntries(names.map((n) => [n, (s.commands[n] ?? []).join('\n')])));
@@ -203,7 +211,7 @@ function CommandsCard({ s }: { s: SettingsDto }) {
 export default function GlobalSettingsPage() {
   const { t } = useTranslation();
   useTitle(t('settings.globalSettings'));
-  const { data: s, error } = useLoad(() => settingsApi.get(), []);
+  const { data: s, error } = useServerData(settingsQuery());
   return (
     <SettingsPage>
       {error !== null ? (

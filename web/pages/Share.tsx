@@ -10,7 +10,7 @@ import { getPublic, type PublicResource } from '../api/shares.ts';
 import { statusOf } from '../api/client.ts';
 import { ARCHIVE_FORMATS } from '../api/resources.ts';
 import { startDownload } from '../actions/files.ts';
-import { showError, showSuccess } from '../actions/notify.ts';
+import { useNotify } from '../actions/notify.ts';
 import { settings, withBase } from '../config.ts';
 import { useLocaleTag } from '../i18n/index.ts';
 import { copyText } from '../lib/clipboard.ts';
@@ -44,6 +44,7 @@ function shareLinkHref(hash: string, path: string, isDir: boolean): string {
 }
 
 export default function SharePage() {
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const tag = useLocaleTag();
   useLocation();

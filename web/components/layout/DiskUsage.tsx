@@ -1,12 +1,13 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usage, type Usage } from '../../api/resources.ts';
-import { showError } from '../../actions/notify.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { formatSize } from '../../lib/format.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
 
 /** The used-disk bar of the sidebar for the folder on view (percent rounded, binary sizes). */
 export function DiskUsage({ path }: { path: string }) {
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const tag = useLocaleTag();
   const [data, setData] = useState<Usage | null>(null);

@@ -3,19 +3,18 @@
  * preview or full size, zoomable), TIFF family decoded in the browser, audio, video with caption
  * tracks, PDF, or the no-preview page; previous/next across the folder's media items.
  */
-import { useAtomValue } from 'jotai';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useAtomValue, useSetAtom, useStore } from 'jotai';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { get, previewUrl, rawUrl, subtitleUrl, type Resource, type ResourceItem } from '../../api/resources.ts';
-import { setAfterSingleDelete } from '../../actions/files.ts';
+import { resourceQuery } from '../../api/queries.ts';
+import { previewUrl, rawUrl, subtitleUrl, type Resource, type ResourceItem } from '../../api/resources.ts';
 import { settings } from '../../config.ts';
 import { baseName, filesUrl, parentPath } from '../../lib/paths.ts';
-import { sortItems } from '../../lib/sort.ts';
-import { userAtom } from '../../state/auth.ts';
 import { promptsAtom } from '../../state/prompts.ts';
 import { searchOpenAtom } from '../../state/search.ts';
-import { store } from '../../state/store.ts';
+import { afterSingleDeleteAtom } from '../../state/files.ts';
 import type { HeaderAction } from '../layout/Header.tsx';
 import { FileView } from '../files/FileView.tsx';
 import { IconButton } from '../ui/Button.tsx';
@@ -34,19 +33,9 @@ const MOUSE_THROTTLE_MS = 500;
 
 /** The folder's media items, in the user's order, for previous/next. */
 function useSiblings(path: string): ResourceItem[] {
-  const [items, setItems] = useState<ResourceItem[]>([]);
-  const dir = parentPath(path);
-  useEffect(() => {
-    const ac = new AbortController();
-    get(dir, ac.signal)
-      .then((res) => {
-        const sorting = store.get(userAtom)?.sorting ?? { by: 'name', asc: true };
-        setItems(sortItems(res.items ?? [], sorting).filter((i) => !i.isDir && MEDIA.has(i.type)));
-      })
-      .catch(() => setItems([]));
-    return () => ac.abort();
-  }, [dir]);
-  return items;
+  // The server sends the folder in the user's order.
+  const { data } = useQuery(resourceQuery(parentPath(path)));
+  return useMemo(() => (data?.items ?? []).filter((i) => !i.isDir && MEDIA.has(i.type)), [data]);
 }
 
 function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
@@ -86,6 +75,8 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
   const { t } = useTranslation();
   const [, navigate] = useLocation();
   const siblings = useSiblings(path);
+  const store = useStore();
+  const setAfterSingleDelete = useSetAtom(afterSingleDeleteAtom);
   const [fullSize, setFullSize] = useState(false);
   const [arrows, setArrows] = useState(true);
   const hovered = useRef(false);
@@ -102,10 +93,12 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
 
   // Deleting from here moves to the next item, else the previous, else back to the folder (spec §4).
   useEffect(() => {
-    setAfterSingleDelete(() => {
-      if (next) go(next);
-      else if (prev) go(prev);
-      else close();
+    setAfterSingleDelete({
+      run: () => {
+        if (next) go(next);
+        else if (prev) go(prev);
+        else close();
+      },
     });
     return () => setAfterSingleDelete(null);
   }, [next, prev, go, close]);

@@ -9,7 +9,7 @@ import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { get } from '../../api/resources.ts';
-import { showError } from '../../actions/notify.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { DOUBLE_CLICK_MS } from '../../lib/selection.ts';
 import { parentPath } from '../../lib/paths.ts';
 import { compareNames } from '../../lib/sort.ts';
@@ -25,6 +25,7 @@ interface Entry {
 }
 
 export function FolderChooser({ start, onChange }: { start: string; onChange: (dest: string) => void }) {
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom);
   const showPrompt = useSetAtom(showPromptAtom);

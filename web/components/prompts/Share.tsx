@@ -6,9 +6,11 @@ import { useSetAtom } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
+import { useQueryClient } from '@tanstack/react-query';
+import { keys } from '../../api/queries.ts';
 import * as sharesApi from '../../api/shares.ts';
 import type { ShareDto } from '../../api/shares.ts';
-import { showError, showSuccess } from '../../actions/notify.ts';
+import { type Notifier, useNotify } from '../../actions/notify.ts';
 import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
 import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseDuration, SHARE_UNITS, type ShareUnit } from '../../lib/shareDuration.ts';
@@ -21,18 +23,21 @@ import { useAction } from '../ui/useAction.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
 import { displayName } from '../../lib/names.ts';
 
-async function copy(text: string, done: string): Promise<void> {
+async function copy(text: string, done: string, notify: Notifier): Promise<void> {
   try {
     await copyText(text);
-    showSuccess(done);
+    notify.showSuccess(done);
   } catch (err) {
-    showError(err);
+    notify.showError(err);
   }
 }
 
 export function SharePrompt({ item }: { item: ResourceItem }) {
+  const notify = useNotify();
+  const { showError, showSuccess } = notify;
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
+  const queryClient = useQueryClient();
   const [links, setLinks] = useState<ShareDto[] | null>(null);
   const [mode, setMode] = useState<'list' | 'create'>('list');
   const [time, setTime] = useState('');
@@ -69,6 +74,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       throw err;
     }
+    void queryClient.invalidateQueries({ queryKey: keys.shares });
     setLinks((l) => sortShares([...(l ?? []), link]));
     // The form starts again: hours, no time, no password.
     setTime('');
@@ -84,6 +90,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       return;
     }
+    void queryClient.invalidateQueries({ queryKey: keys.shares });
     showSuccess(t('settings.shareDeleted'));
     const rest = (links ?? []).filter((l) => l.hash !== link.hash);
     setLinks(rest);
@@ -174,12 +181,12 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
                 )}
               </span>
               <span className="share-link-actions">
-                <IconButton icon="link" label={t('buttons.copyLink')} onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'))} />
+                <IconButton icon="link" label={t('buttons.copyLink')} onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)} />
                 {!item.isDir && !link.hasPassword && (
                   <IconButton
                     icon="download"
                     label={t('buttons.copyDownloadLink')}
-                    onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'))}
+                    onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'), notify)}
                   />
                 )}
                 <IconButton icon="trash" label={t('buttons.delete')} onClick={() => void remove(link)} />

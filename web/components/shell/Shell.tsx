@@ -6,7 +6,7 @@
 import { useSetAtom } from 'jotai';
 import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { currentDir, reload } from '../../actions/files.ts';
+import { useFileOps } from '../../actions/files.ts';
 import { withBase } from '../../config.ts';
 import { stripAnsi } from '../../lib/ansi.ts';
 import { encodePath, trimSlash } from '../../lib/paths.ts';
@@ -39,6 +39,7 @@ function emPx(): number {
 }
 
 export default function Shell() {
+  const { currentDir, reload } = useFileOps();
   const { t } = useTranslation();
   const setShow = useSetAtom(showShellAtom);
   const [entries, setEntries] = useState<Entry[]>([]);

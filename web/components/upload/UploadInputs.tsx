@@ -1,7 +1,7 @@
 /** Hidden file and folder pickers of the files screen; the upload prompt opens them. */
 import { useEffect, useRef, type ChangeEvent } from 'react';
-import { currentDir } from '../../actions/files.ts';
-import { uploadInto } from '../../actions/upload.ts';
+import { useFileOps } from '../../actions/files.ts';
+import { useApp } from '../../app/context.tsx';
 import { fromInput } from './pickFiles.ts';
 
 let opener: ((folder: boolean) => void) | null = null;
@@ -12,6 +12,8 @@ export function openPicker(folder: boolean): void {
 }
 
 export function UploadInputs() {
+  const { currentDir } = useFileOps();
+  const { uploads } = useApp();
   const files = useRef<HTMLInputElement>(null);
   const folder = useRef<HTMLInputElement>(null);
   useEffect(() => {
@@ -24,7 +26,7 @@ export function UploadInputs() {
     const picked = fromInput(e.target.files);
     // The same selection may be picked again later.
     e.target.value = '';
-    void uploadInto(currentDir(), picked);
+    void uploads.uploadInto(currentDir(), picked);
   };
   return (
     <>

@@ -2,14 +2,13 @@
  * The upload panel (spec §2, §4 "Uploads"): hidden without uploads, otherwise the count, the
  * overall progress, speed and ETA, expandable to each active upload; abort-all asks first.
  */
-import { useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useRef, useState } from 'react';
+import { useSetAtom } from 'jotai';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
-import { abortAll } from '../../actions/upload.ts';
+import { useApp } from '../../app/context.tsx';
 import { useLocaleTag } from '../../i18n/index.ts';
 import { formatEta } from '../../lib/uploadProgress.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
-import { uploadAtom } from '../../state/upload.ts';
 import { iconFor } from '../files/Thumbnail.tsx';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
@@ -17,7 +16,8 @@ import { Icon } from '../ui/Icon.tsx';
 export function UploadPanel() {
   const { t } = useTranslation();
   const tag = useLocaleTag();
-  const up = useAtomValue(uploadAtom);
+  const { uploads } = useApp();
+  const up = useSyncExternalStore(uploads.subscribe, uploads.getSnapshot);
   const showPrompt = useSetAtom(showPromptAtom);
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLElement>(null);
@@ -43,7 +43,7 @@ export function UploadPanel() {
   const confirmAbort = () =>
     showPrompt({
       name: 'confirm',
-      props: { title: t('upload.abortTitle'), message: t('upload.abortMessage'), confirm: t('upload.abort'), onConfirm: () => abortAll() },
+      props: { title: t('upload.abortTitle'), message: t('upload.abortMessage'), confirm: t('upload.abort'), onConfirm: () => uploads.abort() },
     });
   return (
     <section ref={ref} className={`upload-panel${open ? ' upload-panel-open' : ''}`} aria-label={t('upload.panel')}>
