@@ -3,69 +3,17 @@
  * jobs queue and run at most 5 at once; folders are created with POST /api/resources/{dir}/,
  * files go through tus (tus-js-client, loaded on first use) to /api/tus/{path}. A leave-page
  * warning stands while anything uploads; at the end a success notice and a listing reload.
- * One `UploadManager` per app; the panel reads it with `useSyncExternalStore` (`useUploads`).
+ * One `UploadManager` per app (no module state); the panel reads it with `useSyncExternalStore`.
  */
-import type { DetailedError, Upload as TusUpload } from 'tus-js-client';
+import type { Upload as TusUpload } from 'tus-js-client';
 import * as resources from '../api/resources.ts';
-import { ConflictError, request } from '../api/client.ts';
-import { withBase } from '../config.ts';
+import { ConflictError } from '../api/client.ts';
 import { i18n } from '../i18n/index.ts';
-import { DEFAULT_CHUNK_SIZE } from '../lib/chunkSize.ts';
-import { encodePath, joinPath, parentPath, baseName } from '../lib/paths.ts';
-import { retryDelays } from '../lib/retry.ts';
+import { joinPath, parentPath, baseName } from '../lib/paths.ts';
 import { etaSeconds, itemPercent, overallSpeed, progressPercent, sampleSpeed, SPEED_SAMPLE_MS, startSpeed, type SpeedState } from '../lib/uploadProgress.ts';
 import { MAX_CONCURRENT_UPLOADS, planUpload, renameTop, topLevelNames, uniqueName, uploadType, type PickedFile, type UploadType } from '../lib/uploads.ts';
-import type { ConflictChoice } from '../state/prompts.ts';
-import type { Notifier } from './notify.ts';
-
-/** One file or folder to upload. */
-export interface UploadEntry {
-  path: string;
-  file?: File;
-  isDir: boolean;
-  overwrite: boolean;
-}
-
-/** One active upload as the panel shows it (spec §3 "Upload panel item"). */
-export interface UploadPanelItem {
-  id: number;
-  name: string;
-  isDir: boolean;
-  type: UploadType;
-  /** 0–100; a folder counts as 100. */
-  progress: number;
-}
-
-/** What the upload panel shows (spec §3 "Upload state"). */
-export interface UploadSnapshot {
-  /** Active uploads. */
-  items: UploadPanelItem[];
-  /** Files and folders still uploading (active and queued). */
-  count: number;
-  /** Overall percentage. */
-  percent: number;
-  /** MB/s, averaged over the active uploads. */
-  speed: number;
-  /** Seconds left (Infinity when unknown). */
-  eta: number;
-  /** Everything finished: the panel shows 100 % for a moment before it goes. */
-  done?: boolean;
-}
-
-export const EMPTY_UPLOADS: UploadSnapshot = { items: [], count: 0, percent: 0, speed: 0, eta: Infinity };
-
-/** What the manager needs from the app around it. */
-export interface UploadHost {
-  /** The current token (it may be renewed during a long upload). */
-  token(): string;
-  notify: Notifier;
-  /** Shows the upload conflict prompt (Cancel, Continue, Replace). */
-  askReplace(onChoose: (choice: ConflictChoice) => Promise<void>): void;
-  /** Names in a folder (from the listing on screen when it is that folder). */
-  existingNames(dir: string): Promise<Set<string>>;
-  /** Uploads finished or were aborted: listings are stale. */
-  filesChanged(): void;
-}
+import { causeOf, sendFile } from './tusUpload.ts';
+import { EMPTY_UPLOADS, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
 
 interface Job extends UploadEntry {
   id: number;
@@ -91,17 +39,6 @@ function beforeUnload(e: BeforeUnloadEvent): void {
   e.preventDefault();
   // Older browsers show the warning only with a returnValue.
   e.returnValue = '';
-}
-
-/** The short cause of a failure: the server's answer when there is one. */
-function causeOf(err: unknown): string {
-  const detailed = err as Partial<DetailedError>;
-  const res = detailed.originalResponse;
-  if (res) {
-    const body = (res.getBody() ?? '').trim();
-    return body || `${res.getStatus()}`;
-  }
-  return err instanceof Error ? err.message : String(err);
 }
 
 export class UploadManager {
@@ -281,46 +218,16 @@ export class UploadManager {
     this.publishSoon();
   }
 
-  /** Create the upload (201 expected), then tus-js-client checks the offset and sends the chunks. */
   private async uploadFile(job: Job): Promise<void> {
-    const tusSettings = window.FM?.TusSettings;
-    if (!tusSettings) throw new Error('Tus.io settings are not defined');
-    const file = job.file!;
     job.controller = new AbortController();
-    const createPath = `/api/tus${encodePath(job.path)}?override=${job.overwrite}`;
-    const res = await request(createPath, {
-      method: 'POST',
-      headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
+    await sendFile(job, {
       signal: job.controller.signal,
-    });
-    if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
-    // An empty file is complete at its creation.
-    if (file.size === 0) return;
-    const base = window.location.href;
-    const location = new URL(res.headers.get('Location') || withBase(`/api/tus${encodePath(job.path)}`), base).href;
-    const { Upload } = await import('tus-js-client');
-    if (job.session !== this.session) return;
-    await new Promise<void>((resolve, reject) => {
-      const upload = new Upload(file, {
-        uploadUrl: location,
-        // When the upload URL is gone (404 on HEAD), tus-js-client creates a new upload here.
-        endpoint: new URL(withBase(createPath), base).href,
-        chunkSize: tusSettings.chunkSize > 0 ? tusSettings.chunkSize : DEFAULT_CHUNK_SIZE,
-        retryDelays: retryDelays(tusSettings.retryCount),
-        parallelUploads: 1,
-        storeFingerprintForResuming: false,
-        metadata: { filename: job.name, filetype: file.type },
-        // The token may be renewed during a long upload: read it for every request.
-        onBeforeRequest: (req) => {
-          const token = this.host.token();
-          if (token) req.setHeader('X-Auth', token);
-        },
-        onProgress: (sent) => this.onProgress(job, sent),
-        onSuccess: () => resolve(),
-        onError: (err) => reject(err),
-      });
-      job.tus = upload;
-      upload.start();
+      token: () => this.host.token(),
+      current: () => job.session === this.session,
+      started: (upload) => {
+        job.tus = upload;
+      },
+      progress: (sent) => this.onProgress(job, sent),
     });
   }
 

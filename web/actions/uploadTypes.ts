@@ -1,0 +1,53 @@
+/** The upload manager's public shapes: what it uploads, what the panel shows, what it needs from the app. */
+import type { UploadType } from '../lib/uploads.ts';
+import type { ConflictChoice } from '../state/prompts.ts';
+import type { Notifier } from './notify.ts';
+
+/** One file or folder to upload. */
+export interface UploadEntry {
+  path: string;
+  file?: File;
+  isDir: boolean;
+  overwrite: boolean;
+}
+
+/** One active upload as the panel shows it (spec §3 "Upload panel item"). */
+export interface UploadPanelItem {
+  id: number;
+  name: string;
+  isDir: boolean;
+  type: UploadType;
+  /** 0–100; a folder counts as 100. */
+  progress: number;
+}
+
+/** What the upload panel shows (spec §3 "Upload state"). */
+export interface UploadSnapshot {
+  /** Active uploads. */
+  items: UploadPanelItem[];
+  /** Files and folders still uploading (active and queued). */
+  count: number;
+  /** Overall percentage. */
+  percent: number;
+  /** MB/s, averaged over the active uploads. */
+  speed: number;
+  /** Seconds left (Infinity when unknown). */
+  eta: number;
+  /** Everything finished: the panel shows 100 % for a moment before it goes. */
+  done?: boolean;
+}
+
+export const EMPTY_UPLOADS: UploadSnapshot = { items: [], count: 0, percent: 0, speed: 0, eta: Infinity };
+
+/** What the manager needs from the app around it. */
+export interface UploadHost {
+  /** The current token (it may be renewed during a long upload). */
+  token(): string;
+  notify: Notifier;
+  /** Shows the upload conflict prompt (Cancel, Continue, Replace). */
+  askReplace(onChoose: (choice: ConflictChoice) => Promise<void>): void;
+  /** Names in a folder (from the listing on screen when it is that folder). */
+  existingNames(dir: string): Promise<Set<string>>;
+  /** Uploads finished or were aborted: listings are stale. */
+  filesChanged(): void;
+}
