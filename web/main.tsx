@@ -9,6 +9,7 @@ import { initI18n } from './i18n/index.ts';
 import { userLocale } from './i18n/locales.ts';
 import { applyTheme } from './lib/theme.ts';
 import { userAtom } from './state/auth.ts';
+import { ErrorBoundary } from './components/ui/ErrorBoundary.tsx';
 import { App } from './routes.tsx';
 
 /** With a captcha configured, mounting waits for its script (spec §4). */
@@ -38,7 +39,9 @@ async function start(): Promise<void> {
   createRoot(document.getElementById('app')!).render(
     <StrictMode>
       <AppProvider app={app}>
-        <App />
+        <ErrorBoundary onReset={() => app.queryClient.resetQueries()}>
+          <App />
+        </ErrorBoundary>
       </AppProvider>
     </StrictMode>,
   );
