@@ -1,101 +1,93 @@
-/** The global settings contract shared by the server, the CLI and the web UI. */
-import { z } from 'zod';
-import { PermissionsSchema, RuleSchema, SortingSchema, VIEW_MODES } from './user.ts';
+/**
+ * The global settings contract shared by the server, the CLI and the web UI: types, constants and
+ * pure functions only (no zod, no node builtins). The zod schemas are in src/schemas/settings.ts.
+ */
+import type { Permissions, Rule, Sorting, ViewMode } from './user.ts';
 
+/** The file events hooks run around (spec §6), in the order the settings page lists them. */
 export const HOOK_EVENTS = ['save', 'copy', 'rename', 'upload', 'delete'] as const;
-export const HOOK_TRIGGERS = HOOK_EVENTS.flatMap((e) => [`before_${e}`, `after_${e}`]);
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+/** `before_save`, `after_save`, … : the keys of settings.commands that are hooks. */
+export const HOOK_TRIGGERS: string[] = HOOK_EVENTS.flatMap((e) => [`before_${e}`, `after_${e}`]);
 
 export const AUTH_METHODS = ['json', 'noauth', 'proxy', 'hook'] as const;
 export type AuthMethod = (typeof AUTH_METHODS)[number];
 
-export const UserDefaultsSchema = z.object({
-  scope: z.string().default('.'),
-  locale: z.string().default('en'),
-  viewMode: z.enum(VIEW_MODES).catch('list').default('list'),
-  singleClick: z.boolean().default(false),
-  redirectAfterCopyMove: z.boolean().default(true),
-  sorting: SortingSchema.default({ by: 'name', asc: true }),
-  perm: PermissionsSchema.default({
-    admin: false,
-    execute: false,
-    create: true,
-    rename: true,
-    modify: true,
-    delete: true,
-    share: true,
-    download: true,
-  }),
-  commands: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
-  hideDotfiles: z.boolean().default(false),
-  dateFormat: z.boolean().default(false),
-  aceEditorTheme: z.string().default(''),
-});
-export type UserDefaults = z.infer<typeof UserDefaultsSchema>;
+export const THEMES = ['', 'light', 'dark'] as const;
+export type Theme = (typeof THEMES)[number];
 
-export const BrandingSchema = z.object({
-  name: z.string().default(''),
-  disableExternal: z.boolean().default(false),
-  disableUsedPercentage: z.boolean().default(false),
-  files: z.string().default(''),
-  theme: z.enum(['', 'light', 'dark']).catch('').default(''),
-  color: z.string().default(''),
-});
+/** What a new user starts with (settings.defaults). */
+export interface UserDefaults {
+  scope: string;
+  locale: string;
+  viewMode: ViewMode;
+  singleClick: boolean;
+  redirectAfterCopyMove: boolean;
+  sorting: Sorting;
+  perm: Permissions;
+  commands: string[];
+  hideDotfiles: boolean;
+  dateFormat: boolean;
+  aceEditorTheme: string;
+}
 
-export const TusSettingsSchema = z.object({
-  chunkSize: z.number().int().nonnegative().default(10 * 1024 * 1024),
-  retryCount: z.number().int().nonnegative().default(5),
-});
+export interface Branding {
+  name: string;
+  disableExternal: boolean;
+  disableUsedPercentage: boolean;
+  files: string;
+  theme: Theme;
+  color: string;
+}
 
-export const AuthConfigSchema = z.object({
+export interface TusSettings {
+  chunkSize: number;
+  retryCount: number;
+}
+
+export interface AuthConfig {
   /** proxy: the trusted header that names the user. */
-  header: z.string().default(''),
+  header: string;
   /** hook: the external program (argv, split on spaces, no shell). */
-  command: z.string().default(''),
-  recaptcha: z
-    .object({ host: z.string().default('https://www.google.com'), key: z.string().default(''), secret: z.string().default('') })
-    .nullable()
-    .default(null),
-});
+  command: string;
+  recaptcha: { host: string; key: string; secret: string } | null;
+}
 
 /** The settings record as stored and as returned by GET /api/settings. */
-export const SettingsSchema = z.object({
-  signup: z.boolean().default(false),
-  hideLoginButton: z.boolean().default(false),
-  createUserDir: z.boolean().default(false),
-  userHomeBasePath: z.string().default('/users'),
-  minimumPasswordLength: z.number().int().min(1).max(1024).default(12),
-  defaults: UserDefaultsSchema.default(UserDefaultsSchema.parse({})),
-  authMethod: z.enum(AUTH_METHODS).default('json'),
-  auth: AuthConfigSchema.default(AuthConfigSchema.parse({})),
-  logoutPage: z.string().default('/login'),
-  rules: z.array(RuleSchema).nullable().default([]).transform((v) => v ?? []),
-  branding: BrandingSchema.default(BrandingSchema.parse({})),
-  tus: TusSettingsSchema.default(TusSettingsSchema.parse({})),
-  shell: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
-  commands: z
-    .record(z.string(), z.array(z.string()).nullable().transform((v) => v ?? []))
-    .nullable()
-    .default({})
-    .transform((v) => v ?? {}),
-  fileMode: z.number().int().min(0).max(0o777).default(0o640),
-  dirMode: z.number().int().min(0).max(0o777).default(0o750),
-  enableExec: z.boolean().default(false),
+export interface Settings {
+  signup: boolean;
+  hideLoginButton: boolean;
+  createUserDir: boolean;
+  userHomeBasePath: string;
+  minimumPasswordLength: number;
+  defaults: UserDefaults;
+  authMethod: AuthMethod;
+  auth: AuthConfig;
+  logoutPage: string;
+  rules: Rule[];
+  branding: Branding;
+  tus: TusSettings;
+  shell: string[];
+  /** Hooks by trigger (`before_save` …) and any other named command lists. */
+  commands: Record<string, string[]>;
+  fileMode: number;
+  dirMode: number;
+  enableExec: boolean;
   /** Commands and hooks may use the network (their sandbox then shares the host's). */
-  execNetwork: z.boolean().default(false),
+  execNetwork: boolean;
   /** Address space of each command or hook process in bytes (RLIMIT_AS), also the size of its /tmp; 0 = no limit. */
-  execMaxMemory: z.number().int().nonnegative().default(1024 ** 3),
+  execMaxMemory: number;
   /** Largest file a command or hook may write in bytes (RLIMIT_FSIZE); 0 = no limit. */
-  execMaxFileSize: z.number().int().nonnegative().default(1024 ** 3),
+  execMaxFileSize: number;
   /** Processes and threads of one command or hook, everything it starts included; 0 = no limit. */
-  execMaxProcesses: z.number().int().nonnegative().default(128),
-  enableThumbnails: z.boolean().default(true),
-  resizePreview: z.boolean().default(true),
+  execMaxProcesses: number;
+  enableThumbnails: boolean;
+  resizePreview: boolean;
   /** Largest accepted upload in bytes; 0 means no limit. */
-  maxUploadSize: z.number().int().nonnegative().default(0),
+  maxUploadSize: number;
   /** Seconds after its last write at which an unfinished upload is discarded (default 24 h). */
-  uploadExpiry: z.number().int().min(1).default(24 * 60 * 60),
-});
-export type Settings = z.infer<typeof SettingsSchema>;
+  uploadExpiry: number;
+}
 
 /** Fills every hook trigger key so clients always see the full map. */
 export function normalizeCommands(commands: Record<string, string[]>): Record<string, string[]> {
@@ -128,5 +120,5 @@ export interface StartupSettings {
   EnableExec: boolean;
   HideLoginButton: boolean;
   CSS: boolean;
-  TusSettings: { chunkSize: number; retryCount: number };
+  TusSettings: TusSettings;
 }

@@ -7,7 +7,8 @@
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Settings } from '../api/settings.ts';
-import { PERMISSION_NAMES, UserDataSchema, type UserData } from '../api/user.ts';
+import { PERMISSION_NAMES, type UserData } from '../api/user.ts';
+import { UserDataSchema } from '../schemas/user.ts';
 import { BadRequestError, ConflictError, UsageError } from '../errors.ts';
 import { isBcryptHash } from '../services/passwords.ts';
 import { cleanScope } from '../services/scope.ts';

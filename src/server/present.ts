@@ -1,8 +1,38 @@
-/** Presenters: the only way entities leave the server. Secrets never do. */
-import type { UserDto } from '../api/user.ts';
+/**
+ * Presenters: the only way entities leave fm, over HTTP and on the CLI's output. Services return
+ * records; these make the wire objects. Password hashes, share tokens and bookkeeping fields
+ * (session epochs, update stamps) never leave.
+ */
+import type { Settings } from '../api/settings.ts';
+import type { ShareDto } from '../api/shares.ts';
+import type { UserData, UserDto } from '../api/user.ts';
+import type { ShareRecord } from '../storage/repos/shares.ts';
 import { userData, type UserRecord } from '../storage/repos/users.ts';
 
 /** A user as the API shows it; non-admin viewers do not see scopes. */
 export function presentUser(u: UserRecord, viewer: UserRecord): UserDto {
   return { ...userData(u), password: '', scope: viewer.perm.admin ? u.scope : '' };
+}
+
+/** A user as the CLI prints it (to the admin at the console): every field but the password. */
+export function presentUserForConsole(u: UserRecord): Omit<UserData, 'password'> {
+  const { password: _p, ...rest } = userData(u);
+  return rest;
+}
+
+/** A link: `hasPassword` instead of the hash, never the token; the owner's name when given (admins' lists). */
+export function presentShare(s: ShareRecord, owner?: string): ShareDto {
+  const dto: ShareDto = { hash: s.hash, path: s.path, userID: s.userID, expire: s.expire, hasPassword: Boolean(s.password_hash) };
+  if (owner !== undefined) dto.username = owner;
+  return dto;
+}
+
+/** The settings as the API shows them: the method in effect, and never the reCAPTCHA secret. */
+export function presentSettings(s: Settings, effectiveMethod: string) {
+  const { auth, ...rest } = s;
+  return {
+    ...rest,
+    authMethod: effectiveMethod,
+    auth: { header: auth.header, command: auth.command, recaptcha: auth.recaptcha ? { host: auth.recaptcha.host, key: auth.recaptcha.key } : null },
+  };
 }

@@ -17,6 +17,8 @@ export interface FmState {
   /** Settings read once for this request. */
   settings?: Settings;
   requestId: string;
+  /** The request's parsed input, set by validate() (read it with inputOf). */
+  input?: unknown;
 }
 
 declare module 'koa' {

@@ -217,16 +217,6 @@ export class AuthService {
     }
     return existing ?? this.provisionOnce(settings, name!, hookUserFields(kv));
   }
-
-  /** Parses the login body, rejecting wrong types. */
-  static parseLoginBody(body: unknown): { username: string; password: string; recaptcha?: string } {
-    if (!body || typeof body !== 'object') return { username: '', password: '' };
-    const b = body as Record<string, unknown>;
-    for (const k of ['username', 'password', 'recaptcha']) {
-      if (b[k] !== undefined && b[k] !== null && typeof b[k] !== 'string') throw new BadRequestError(`${k} must be a string`);
-    }
-    return { username: (b.username as string) ?? '', password: (b.password as string) ?? '', recaptcha: b.recaptcha as string | undefined };
-  }
 }
 
 /**

@@ -3,10 +3,10 @@
  * Operations call `hooks.around(...)` through this one interface; the command runner module
  * provides the implementation that actually runs programs. Hooks only run when exec is enabled.
  */
-import type { HOOK_EVENTS } from '../api/settings.ts';
+import type { HookEvent } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+export type { HookEvent };
 
 export interface HookContext {
   event: HookEvent;

@@ -16,7 +16,7 @@ import type { UserRecord } from '../storage/repos/users.ts';
 import type { Settings } from '../api/settings.ts';
 import { DEFAULT_LIMITS, ExecService, Sandbox, validateExecSettings, type ExecLimits, type SandboxOptions } from './exec/index.ts';
 import { ExecHookRunner } from './exec/hooks.ts';
-import type { AllowlistOptions } from './settings.ts';
+import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 
 export interface ServiceOptions {
@@ -44,6 +44,8 @@ export interface Services {
   tokens: TokenService;
   auth: AuthService;
   users: UserService;
+  /** The global settings as admins read and change them over HTTP. */
+  settings: SettingsService;
   /** Share links (authenticated and public side, lifecycle). */
   shares: ShareService;
   /** The one path gate every file-touching route goes through. */
@@ -107,7 +109,9 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const shares = new ShareService(repos, gate, options.log);
   shares.attach(events);
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
+  const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
   const services: Services = {
+    settings: new SettingsService({ repos, validateSettings }),
     gate,
     events,
     searchIndex,
@@ -115,7 +119,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     search: createSearchService(gate, searchIndex),
     hooks: new ExecHookRunner(repos, gate, exec, options.log),
     exec,
-    validateSettings: (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox),
+    validateSettings,
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
     uploads: createUploads(options, gate, closers, () => services),

@@ -4,7 +4,8 @@
  * so a check added to `validateSettings` applies to all of them.
  */
 import { BadRequestError } from '../errors.ts';
-import { SettingsSchema, type AuthMethod, type Settings } from '../api/settings.ts';
+import { type AuthMethod, type Settings } from '../api/settings.ts';
+import { SettingsSchema } from '../schemas/settings.ts';
 import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';
 import { cleanScope } from './scope.ts';
@@ -44,6 +45,26 @@ export function parseSettings(raw: unknown): Settings {
   // The defaults' scope is kept as written ("." is filebrowser's), but must not climb.
   cleanScope(r.data.defaults.scope);
   return { ...r.data, userHomeBasePath: cleanScope(r.data.userHomeBasePath) };
+}
+
+/** PUT /api/settings: the settings read and changed by admins over HTTP. */
+export class SettingsService {
+  constructor(private readonly services: SettingsWriter) {}
+
+  /** The stored settings. */
+  get(): Promise<Settings> {
+    return this.services.repos.settings.get();
+  }
+
+  /**
+   * Applies the given keys over the current settings and saves them through saveSettings. The
+   * auth method and its options are never changed here: only the CLI changes those.
+   */
+  async change(changes: Record<string, unknown>, options: AllowlistOptions = {}): Promise<Settings> {
+    const current = await this.get();
+    const { authMethod: _m, auth: _a, ...rest } = changes;
+    return saveSettings(this.services, { ...current, ...rest, authMethod: current.authMethod, auth: current.auth }, options);
+  }
 }
 
 /** What saveSettings needs from the services (the CLI and the server both have it). */

@@ -16,7 +16,7 @@ import { realPath, stat } from './files/disk/lookup.ts';
 import type { Stats } from './files/disk/types.ts';
 import path from 'node:path';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
-import { expireAt, type ShareDto, type ShareRequest } from '../api/shares.ts';
+import { expireAt, type ShareRequest } from '../api/shares.ts';
 import type { Repos, Logger } from './context.ts';
 import { type Access, type Gate, type Target } from './files/gate.ts';
 import { isWithin } from './files/paths.ts';
@@ -28,11 +28,10 @@ import { addressKey } from './addresses.ts';
 import { newToken, type ShareIdentity, type ShareRecord } from '../storage/repos/shares.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 
-/** A link as the API shows it: `hasPassword` instead of the hash, never the token. */
-export function presentShare(s: ShareRecord, username?: string): ShareDto {
-  const dto: ShareDto = { hash: s.hash, path: s.path, userID: s.userID, expire: s.expire, hasPassword: Boolean(s.password_hash) };
-  if (username !== undefined) dto.username = username;
-  return dto;
+/** A link with its owner's name (in lists that show every user's links). */
+export interface OwnedShare {
+  share: ShareRecord;
+  owner?: string;
 }
 
 function identityOf(st: Stats): ShareIdentity {
@@ -105,16 +104,22 @@ export class ShareService {
     });
   }
 
-  /** The viewer's links; every link, with usernames, for admins. */
-  async list(viewer: UserRecord): Promise<ShareDto[]> {
-    if (!viewer.perm.admin) return (await this.repos.shares.listByUser(viewer.id)).map((s) => presentShare(s));
+  /** The viewer's links; every link, with owners' names, for admins. */
+  async list(viewer: UserRecord): Promise<OwnedShare[]> {
+    if (!viewer.perm.admin) return (await this.repos.shares.listByUser(viewer.id)).map((share) => ({ share }));
+    return this.listWithOwners();
+  }
+
+  /** Every link (or one user's), with owners' names: admins' lists and `fm shares ls`. */
+  async listWithOwners(userID?: number): Promise<OwnedShare[]> {
     const names = new Map((await this.repos.users.list()).map((u) => [u.id, u.username]));
-    return (await this.repos.shares.list()).map((s) => presentShare(s, names.get(s.userID) ?? ''));
+    const shares = userID === undefined ? await this.repos.shares.list() : await this.repos.shares.listByUser(userID);
+    return shares.map((share) => ({ share, owner: names.get(share.userID) ?? '' }));
   }
 
   /** The viewer's own links for exactly this virtual path. */
-  async forPath(viewer: UserRecord, virtual: string): Promise<ShareDto[]> {
-    return (await this.repos.shares.listByUser(viewer.id)).filter((s) => s.path === virtual).map((s) => presentShare(s));
+  async forPath(viewer: UserRecord, virtual: string): Promise<ShareRecord[]> {
+    return (await this.repos.shares.listByUser(viewer.id)).filter((s) => s.path === virtual);
   }
 
   /** Deletes a link by its exact hash: 404 unknown, 403 unless the owner or an admin. */

@@ -3,7 +3,8 @@
  * permissions, the password policy, home folders and the last-admin invariant.
  */
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import { UserDataSchema, type UserData, type UserWrite } from '../api/user.ts';
+import { type UserData, type UserWrite } from '../api/user.ts';
+import { UserDataSchema } from '../schemas/user.ts';
 import type { Settings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
@@ -193,6 +194,17 @@ export class UserService {
       next.keptSession = actor.id === id && options.keepSession ? { jti: options.keepSession, epoch: next.sessionEpoch } : undefined;
     }
     return this.repos.users.update(next);
+  }
+
+  /** Every user, by id. */
+  list(): Promise<UserRecord[]> {
+    return this.repos.users.list();
+  }
+
+  /** The user `id` as `viewer` may read it: their own record, any record for admins (403 otherwise, 404 unknown). */
+  async read(viewer: UserRecord, id: number): Promise<UserRecord> {
+    if (!viewer.perm.admin && viewer.id !== id) throw new ForbiddenError('you may only read your own profile');
+    return this.repos.users.mustGet(id);
   }
 
   async remove(actor: UserRecord, id: number, currentPassword: string | undefined, requireCurrentPassword: boolean): Promise<UserRecord> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SettingsSchema } from '../../src/api/settings.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
 import { exportConfig, exportUsers, parseConfigImport, parseDocument, parseUsersImport, planImport, serialiseDocument } from '../../src/cli/transfer.ts';
 import { parseSettings } from '../../src/services/settings.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';

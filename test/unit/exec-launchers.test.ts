@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../src/errors.ts';
 import { checkAllowlist, checkShellSetting, isLauncher, launcherReason } from '../../src/services/exec/launchers.ts';
 import { validateExecSettings } from '../../src/services/exec/index.ts';
-import { SettingsSchema } from '../../src/api/settings.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
 
 describe('launchers', () => {
   it('knows shells, exec wrappers, privilege tools, interpreters and programs with exec options', () => {

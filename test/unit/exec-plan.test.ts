@@ -8,8 +8,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { planCommand, quote, resolveProgram, type PlanOptions } from '../../src/services/exec/plan.ts';
-import { SettingsSchema } from '../../src/api/settings.ts';
-import { UserDataSchema } from '../../src/api/user.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
+import { UserDataSchema } from '../../src/schemas/user.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 
 describe('planCommand', () => {

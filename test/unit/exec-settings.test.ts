@@ -1,6 +1,6 @@
 /** The sandbox settings: defaults, validation, and a round trip through `config export`/`import`. */
 import { describe, expect, it } from 'vitest';
-import { SettingsSchema } from '../../src/api/settings.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
 import { exportConfig, parseConfigImport, parseDocument, serialiseDocument } from '../../src/cli/transfer.ts';
 import { parseSettings } from '../../src/services/settings.ts';
 

@@ -4,12 +4,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SettingsSchema } from '../../src/api/settings.ts';
-import { UserDataSchema } from '../../src/api/user.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
+import { UserDataSchema } from '../../src/schemas/user.ts';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { listFolder, listFolderJson } from '../../src/services/files/info.ts';
 import { renderLargeListing } from '../../src/services/files/listing.ts';
-import { isoTime, nameSortKey } from '../../src/services/files/listing.ts';
+import { nameSortKey } from '../../src/api/files.ts';
+import { isoTime } from '../../src/services/files/listing.ts';
 import { makeTree } from '../helpers/files.ts';
 
 let tmp: string;

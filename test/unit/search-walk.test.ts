@@ -6,8 +6,9 @@ import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { WalkSearch } from '../../src/services/search/walk.ts';
 import { parseQuery } from '../../src/services/search/query.ts';
 import { ndjsonStream } from '../../src/services/search/ndjson.ts';
-import { SettingsSchema } from '../../src/api/settings.ts';
-import { UserDataSchema, type Rule } from '../../src/api/user.ts';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
+import { type Rule } from '../../src/api/user.ts';
+import { UserDataSchema } from '../../src/schemas/user.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 
 let home: string;

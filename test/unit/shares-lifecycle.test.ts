@@ -7,7 +7,8 @@ import { openDatabase, type Database } from '../../src/storage/db.ts';
 import { createServices, type Services } from '../../src/services/index.ts';
 import { ensureSettings } from '../../src/services/setup.ts';
 import { silentLogger } from '../../src/services/context.ts';
-import { expireAt, parseShareRequest } from '../../src/api/shares.ts';
+import { expireAt } from '../../src/api/shares.ts';
+import { parseShareRequest } from '../../src/schemas/shares.ts';
 import { sortShares, type ShareRecord } from '../../src/storage/repos/shares.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 

@@ -40,7 +40,7 @@ Examples:
               if (await services.repos.settings.load()) {
                 throw new ExitError(1, `database ${file} is already initialised (change it with "fm config set" or "fm config import")`);
               }
-              const { SettingsSchema } = await import('../../api/settings.ts');
+              const { SettingsSchema } = await import('../../schemas/settings.ts');
               const { saveSettings } = await import('../../services/settings.ts');
               const { next } = applySettingsFlags(SettingsSchema.parse({}), opts, isGiven(cmd, 'recaptcha'));
               const saved = await saveSettings(services, next, { allowLaunchers: Boolean(opts.force) });

@@ -22,12 +22,9 @@ export function sharesCommand(): Command {
     .action(
       action(async (opts: { user?: string }, cmd: Command) => {
         await withServices(cmd, async (services) => {
-          const { presentShare } = await import('../../services/shares.ts');
-          const { repos } = services;
-          const only = opts.user === undefined ? undefined : await findUser(repos, opts.user);
-          const names = new Map((await repos.users.list()).map((u) => [u.id, u.username]));
-          const list = only ? await repos.shares.listByUser(only.id) : await repos.shares.list();
-          const dtos = list.map((s) => presentShare(s, names.get(s.userID) ?? ''));
+          const { presentShare } = await import('../../server/present.ts');
+          const only = opts.user === undefined ? undefined : await findUser(services.repos, opts.user);
+          const dtos = (await services.shares.listWithOwners(only?.id)).map(({ share, owner }) => presentShare(share, owner));
           output(cmd, dtos, () =>
             dtos.length === 0
               ? 'no share links'

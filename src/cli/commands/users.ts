@@ -49,6 +49,7 @@ Examples:
         const given = [password !== undefined, opts.passwordHash !== undefined, Boolean(opts.passwordStdin)].filter(Boolean).length;
         if (given > 1) throw new UsageError('give the password one way only: argument, --password-hash or --password-stdin');
         await withServices(cmd, async (services) => {
+          const { presentUserForConsole } = await import('../../server/present.ts');
           const settings = await services.repos.settings.get();
           if (await services.repos.users.getByUsername(username)) throw new ConflictError(`user "${username.trim()}" already exists`);
           let secret = password ?? opts.passwordHash;
@@ -60,7 +61,7 @@ Examples:
             settings,
             { allowLaunchers: Boolean(opts.force) },
           );
-          output(cmd, publicUser(user), () => `added user "${user.username}" (id ${user.id})`);
+          output(cmd, presentUserForConsole(user), () => `added user "${user.username}" (id ${user.id})`);
         }, { createWithDefaults: true });
       }),
     );
@@ -73,8 +74,9 @@ Examples:
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
+          const { presentUserForConsole } = await import('../../server/present.ts');
           const list = await services.repos.users.list();
-          output(cmd, list.map(publicUser), () =>
+          output(cmd, list.map(presentUserForConsole), () =>
             table(
               ['ID', 'USERNAME', 'SCOPE', 'LOCALE', 'ADMIN', 'LOCKED', 'PERMISSIONS'],
               list.map((u) => [u.id, u.username, u.scope, u.locale, u.perm.admin, u.lockPassword, permList(u)]),
@@ -92,8 +94,9 @@ Examples:
     .action(
       action(async (who: string, _opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
+          const { presentUserForConsole } = await import('../../server/present.ts');
           const u = await findUser(services.repos, who);
-          output(cmd, publicUser(u), () => describeUser(u));
+          output(cmd, presentUserForConsole(u), () => describeUser(u));
         });
       }),
     );
@@ -121,6 +124,7 @@ Examples:
       action(async (who: string, opts: UpdateOptions, cmd: Command) => {
         if (opts.password !== undefined && opts.passwordStdin) throw new UsageError('give the password one way only: --password or --password-stdin');
         await withServices(cmd, async (services) => {
+          const { presentUserForConsole } = await import('../../server/present.ts');
           const target = await findUser(services.repos, who);
           const changes: Record<string, unknown> = { ...userChanges(target, opts) };
           if (opts.username !== undefined) changes.username = opts.username;
@@ -137,7 +141,7 @@ Examples:
           const updated = await services.users.update(cliActor(), target.id, { what: 'user', which, data: changes }, false, {
             allowLaunchers: Boolean(opts.force),
           });
-          output(cmd, publicUser(updated), () => `updated user "${updated.username}" (id ${updated.id})`);
+          output(cmd, presentUserForConsole(updated), () => `updated user "${updated.username}" (id ${updated.id})`);
         });
       }),
     );
@@ -152,11 +156,12 @@ Examples:
     .action(
       action(async (who: string, opts: { yes?: boolean }, cmd: Command) => {
         await withServices(cmd, async (services) => {
+          const { presentUserForConsole } = await import('../../server/present.ts');
           const target = await findUser(services.repos, who);
           await confirmDestructive(`Delete user "${target.username}" (id ${target.id})?`, opts.yes);
           const removed = await services.users.remove(cliActor(), target.id, undefined, false);
           await services.onUserDeleted?.(removed);
-          output(cmd, publicUser(removed), () => `deleted user "${removed.username}" (id ${removed.id})`);
+          output(cmd, presentUserForConsole(removed), () => `deleted user "${removed.username}" (id ${removed.id})`);
         });
       }),
     );
@@ -226,12 +231,6 @@ export async function findUser(repos: Repos, who: string): Promise<UserRecord> {
   const u = await repos.users.find(who);
   if (!u) throw new NotFoundError(`user "${who}" not found`);
   return u;
-}
-
-/** A user as the CLI prints it: no password hash, no bookkeeping. */
-export function publicUser(u: UserRecord) {
-  const { password: _p, sessionEpoch: _e, updatedAt: _u, keptSession: _k, ...rest } = u;
-  return rest;
 }
 
 function permList(u: UserRecord): string {

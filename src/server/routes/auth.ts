@@ -1,21 +1,29 @@
 /** POST /api/login, /api/renew, /api/logout, /api/signup. */
 import Router from '@koa/router';
 import { ConflictError, MethodNotAllowedError, BadRequestError, InsufficientStorageError, errnoToFmError } from '../../errors.ts';
-import { AuthService } from '../../services/auth.ts';
 import { addressKey } from '../../services/addresses.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
+import { LoginBodySchema } from '../../schemas/auth.ts';
 import { peerAddress } from '../client-address.ts';
-import type { FmRouter } from '../types.ts';
+import type { FmMiddleware, FmRouter } from '../types.ts';
 
 /** Login and signup bodies are small; larger ones are refused before parsing (413). */
 const AUTH_BODY_LIMIT = '64kb';
+const loginInput = { body: LoginBodySchema };
+
+/** 405 while signup is off, whatever the body. */
+const signupEnabled: FmMiddleware = async (ctx, next) => {
+  if (!(await requestSettings(ctx)).signup) throw new MethodNotAllowedError('signup is disabled');
+  await next();
+};
 
 export function authRouter(): FmRouter {
   const router: FmRouter = new Router();
 
-  router.post('/api/login', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), async (ctx) => {
-    const body = AuthService.parseLoginBody(ctx.request.body);
+  router.post('/api/login', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), validate(loginInput), async (ctx) => {
+    const { body } = inputOf(ctx, loginInput);
     const user = await ctx.services.auth.login({ ...body, ip: ctx.ip, peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = await ctx.services.tokens.issue(user);
@@ -45,10 +53,8 @@ export function authRouter(): FmRouter {
     ctx.body = '200 OK\n';
   });
 
-  router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), async (ctx) => {
-    const settings = await requestSettings(ctx);
-    if (!settings.signup) throw new MethodNotAllowedError('signup is disabled');
-    const { username, password } = AuthService.parseLoginBody(ctx.request.body);
+  router.post('/api/signup', signupEnabled, jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), validate(loginInput), async (ctx) => {
+    const { username, password } = inputOf(ctx, loginInput).body;
     if (!username.trim() || !password) throw new BadRequestError('username and password are required');
     const keys = [`signup:${addressKey(ctx.ip)}`];
     const throttle = ctx.services.auth.signupThrottle;

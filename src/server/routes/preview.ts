@@ -7,7 +7,8 @@
  */
 import { sendUserFileInline } from '../../services/files/download.ts';
 import Router from '@koa/router';
-import { BadRequestError, UnsupportedError } from '../../errors.ts';
+import { z } from 'zod';
+import { UnsupportedError } from '../../errors.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
 import type { Target } from '../../services/files/gate.ts';
 import { baseName, parseRequestPath } from '../../services/files/paths.ts';
@@ -15,17 +16,22 @@ import { displayName } from '../../services/files/disk/names.ts';
 import type { FileHandle } from '../../services/files/disk/types.ts';
 import { openCachedPreview } from '../../services/preview-cache.ts';
 import { PREVIEW_FORMAT_VERSION, PREVIEW_SIZES, previewPlan, type PreviewOutcome, type PreviewSize } from '../../services/previews.ts';
-import { queryString, userAccess } from '../files-request.ts';
+import { userAccess } from '../files-request.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
+import { PreviewQuerySchema } from '../../schemas/files.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/preview/';
 const LONG_CACHE = 'private, max-age=31536000, immutable';
+const previewInput = {
+  params: z.object({ size: z.enum(PREVIEW_SIZES, { error: (i) => `unknown preview size "${String(i.input)}" (use thumb or big)` }) }),
+  query: PreviewQuerySchema,
+};
 
 async function getPreview(ctx: FmContext): Promise<void> {
   const rest = ctx.path.slice(PREFIX.length);
   const slash = rest.indexOf('/');
-  const size = slash < 0 ? rest : rest.slice(0, slash);
-  if (!(PREVIEW_SIZES as readonly string[]).includes(size)) throw new BadRequestError(`unknown preview size "${size}" (use thumb or big)`);
+  const { size } = inputOf(ctx, previewInput).params;
   const { path: virtual } = parseRequestPath(slash < 0 ? '/' : rest.slice(slash));
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
@@ -42,7 +48,7 @@ async function getPreview(ctx: FmContext): Promise<void> {
   ctx.set('ETag', `"${variant}-${st.ino.toString(36)}-${Math.round(st.mtimeMs * 1000).toString(36)}-${st.size.toString(36)}"`);
   ctx.lastModified = new Date(stamp);
   // Set only on success: an error must never be cached for a year.
-  const cacheControl = keyMatches(queryString(ctx, 'key'), stamp) ? LONG_CACHE : 'private, no-cache';
+  const cacheControl = keyMatches(inputOf(ctx, previewInput).query.key, stamp) ? LONG_CACHE : 'private, no-cache';
   if (ctx.fresh) {
     ctx.status = 304;
     ctx.set('Cache-Control', cacheControl);
@@ -52,14 +58,14 @@ async function getPreview(ctx: FmContext): Promise<void> {
   if (convert) {
     const gone = clientGone(ctx);
     try {
-      outcome = await ctx.services.previews.preview(target, size as PreviewSize, gone);
+      outcome = await ctx.services.previews.preview(target, size, gone);
     } catch (err) {
       if (!gone.aborted) throw err;
       ctx.respond = false; // the client left while the conversion waited: nobody to answer
       return;
     }
   }
-  await send(ctx, target, size as PreviewSize, outcome);
+  await send(ctx, target, size, outcome);
   ctx.set('Cache-Control', cacheControl);
 }
 
@@ -106,7 +112,7 @@ export function clientGone(ctx: FmContext): AbortSignal {
 
 export function previewRouter(): FmRouter {
   const router: FmRouter = new Router();
-  router.get('/api/preview/:size', authenticate, getPreview);
-  router.get('/api/preview/:size/{*path}', authenticate, getPreview);
+  router.get('/api/preview/:size', authenticate, validate(previewInput), getPreview);
+  router.get('/api/preview/:size/{*path}', authenticate, validate(previewInput), getPreview);
   return router;
 }

@@ -9,11 +9,14 @@ import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
 import { serveDownload } from '../../services/files/download.ts';
 import type { OpenShare } from '../../services/shares.ts';
-import { queryFlag, queryStrict, queryString } from '../files-request.ts';
+import { DownloadQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const INFO_PREFIX = '/api/public/share';
 const DL_PREFIX = '/api/public/dl';
+const infoInput = { query: PublicQuerySchema };
+const dlInput = { query: PublicQuerySchema.extend(DownloadQuerySchema.shape) };
 
 /** Splits `/{hash}/{subpath}` after a prefix: the hash exactly, the subpath decoded once and cleaned. */
 function hashAndSubpath(ctx: FmContext, prefix: string): { hash: string; subpath: string } {
@@ -31,7 +34,7 @@ export async function openShare(ctx: FmContext, prefix: string): Promise<OpenSha
   const header = ctx.get('X-SHARE-PASSWORD');
   return ctx.services.shares.open(hash, subpath, {
     password: header === '' ? undefined : header,
-    token: queryString(ctx, 'token') || undefined,
+    token: inputOf(ctx, infoInput).query.token || undefined,
     ip: ctx.ip,
   });
 }
@@ -65,19 +68,20 @@ async function shareInfo(ctx: FmContext): Promise<void> {
 async function shareDownload(ctx: FmContext): Promise<void> {
   const { access, shareTarget, target } = await openShare(ctx, DL_PREFIX);
   const folderShare = shareTarget !== target || shareTarget.isDir;
+  const { inline, files, algo } = inputOf(ctx, dlInput).query;
   await serveDownload(ctx.services.gate, ctx, {
     access,
     virtual: target.virtual,
-    inline: queryFlag(ctx, 'inline'),
-    files: folderShare ? queryStrict(ctx, 'files') : undefined,
-    algo: queryString(ctx, 'algo'),
+    inline,
+    files: folderShare ? files : undefined,
+    algo,
     rootName: folderShare ? baseName(shareTarget.virtual) || 'share' : undefined,
   });
 }
 
 export function publicRouter(): FmRouter {
   const router: FmRouter = new Router();
-  router.get(`${INFO_PREFIX}/{*path}`, shareInfo);
-  router.get(`${DL_PREFIX}/{*path}`, shareDownload);
+  router.get(`${INFO_PREFIX}/{*path}`, validate(infoInput), shareInfo);
+  router.get(`${DL_PREFIX}/{*path}`, validate(dlInput), shareDownload);
   return router;
 }

@@ -1,25 +1,26 @@
 /** /api/raw/{path}: a file (Range, conditional requests) or an archive of a folder or selection. */
 import Router from '@koa/router';
+import { DownloadQuerySchema } from '../../schemas/files.ts';
 import { authenticate } from '../middleware/auth.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
 import { serveDownload } from '../../services/files/download.ts';
-import { pathAfter, queryFlag, queryStrict, queryString, userAccess } from '../files-request.ts';
+import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/raw';
+const rawInput = { query: DownloadQuerySchema };
 
 async function getRaw(ctx: FmContext): Promise<void> {
   await serveDownload(ctx.services.gate, ctx, {
     access: await userAccess(ctx),
     virtual: pathAfter(ctx, PREFIX).path,
-    inline: queryFlag(ctx, 'inline'),
-    files: queryStrict(ctx, 'files'),
-    algo: queryString(ctx, 'algo'),
+    ...inputOf(ctx, rawInput).query,
   });
 }
 
 export function rawRouter(): FmRouter {
   const router: FmRouter = new Router();
-  router.get(PREFIX, authenticate, getRaw);
-  router.get(`${PREFIX}/{*path}`, authenticate, getRaw);
+  router.get(PREFIX, authenticate, validate(rawInput), getRaw);
+  router.get(`${PREFIX}/{*path}`, authenticate, validate(rawInput), getRaw);
   return router;
 }

@@ -2,21 +2,21 @@
 import crypto from 'node:crypto';
 import Router from '@koa/router';
 import { BadRequestError } from '../../errors.ts';
-import { CHECKSUM_ALGOS, type ChecksumAlgo } from '../../api/files.ts';
+import type { ChecksumAlgo } from '../../api/files.ts';
+import { PatchQuerySchema, ResourceQuerySchema, WriteQuerySchema } from '../../schemas/files.ts';
 import { authenticate } from '../middleware/auth.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
 import { fileInfo, listFolderJson, listFolderWithSizes } from '../../services/files/info.ts';
 import { openForRead } from '../../services/files/io.ts';
 import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
-import { pathAfter, queryFlag, queryPath, queryString, userAccess } from '../files-request.ts';
+import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/resources';
 
-function nonNegativeInt(raw: string | undefined, name: string): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
-  if (!/^\d+$/.test(raw)) throw new BadRequestError(`${name} must be a non-negative integer`);
-  return Number(raw);
-}
+const getInput = { query: ResourceQuerySchema };
+const writeInput = { query: WriteQuerySchema };
+const patchInput = { query: PatchQuerySchema };
 
 async function getResource(ctx: FmContext): Promise<void> {
   const { gate } = ctx.services;
@@ -24,25 +24,21 @@ async function getResource(ctx: FmContext): Promise<void> {
   const { path: virtual } = pathAfter(ctx, PREFIX);
   const target = await gate.resolve(access, virtual, 'read');
   const user = ctx.state.user!;
+  const { query } = inputOf(ctx, getInput);
   if (target.isDir) {
-    const opts = {
-      sorting: user.sorting,
-      offset: nonNegativeInt(queryString(ctx, 'offset'), 'offset'),
-      limit: nonNegativeInt(queryString(ctx, 'limit'), 'limit'),
-    };
+    const opts = { sorting: user.sorting, offset: query.offset, limit: query.limit };
     ctx.type = 'application/json; charset=utf-8';
-    ctx.body = queryFlag(ctx, 'dirsizes')
+    ctx.body = query.dirsizes
       ? await listFolderWithSizes(gate, target, opts, ctx.services.searchIndex.childDirSizes(target.real))
       : await listFolderJson(gate, target, opts);
     return;
   }
-  const algo = queryString(ctx, 'checksum');
+  const algo = query.checksum;
   if (algo !== undefined) {
-    if (!(CHECKSUM_ALGOS as readonly string[]).includes(algo)) throw new BadRequestError(`unknown checksum algorithm "${algo}"`);
     const readable = await gate.resolve(access, virtual, 'download');
     const perm = ctx.state.user!.perm;
     const info = await fileInfo(gate, readable, { withContent: false, canModify: perm.admin || perm.modify });
-    ctx.body = { ...info, checksums: { [algo]: await checksum(readable, algo as ChecksumAlgo) } };
+    ctx.body = { ...info, checksums: { [algo]: await checksum(readable, algo) } };
     return;
   }
   if (ctx.get('X-Encoding') === 'true') {
@@ -81,7 +77,7 @@ function writeHandler(kind: 'create' | 'save') {
         virtual: parsed.path,
         folder: parsed.trailingSlash,
         kind,
-        override: queryFlag(ctx, 'override'),
+        override: inputOf(ctx, writeInput).query.override,
         body: ctx.req,
         length: /^\d+$/.test(declared) ? Number(declared) : undefined,
         maxSize: access.settings.maxUploadSize,
@@ -101,17 +97,8 @@ function writeHandler(kind: 'create' | 'save') {
 
 async function patchHandler(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
-  const action = queryString(ctx, 'action');
-  if (action !== 'copy' && action !== 'rename') throw new BadRequestError('action must be copy or rename');
-  const destination = queryPath(ctx, 'destination');
-  if (!destination) throw new BadRequestError('destination is required');
-  await patchResource(ctx.services, access, {
-    action,
-    from: pathAfter(ctx, PREFIX).path,
-    to: destination.path,
-    override: queryFlag(ctx, 'override'),
-    rename: queryFlag(ctx, 'rename'),
-  });
+  const { action, destination, override, rename } = inputOf(ctx, patchInput).query;
+  await patchResource(ctx.services, access, { action, from: pathAfter(ctx, PREFIX).path, to: destination, override, rename });
   ctx.status = 200;
   ctx.type = 'text/plain; charset=utf-8';
   ctx.body = '200 OK\n';
@@ -126,10 +113,10 @@ async function deleteHandler(ctx: FmContext): Promise<void> {
 export function resourcesRouter(): FmRouter {
   const router: FmRouter = new Router();
   for (const p of [PREFIX, `${PREFIX}/{*path}`]) {
-    router.get(p, authenticate, getResource);
-    router.post(p, authenticate, writeHandler('create'));
-    router.put(p, authenticate, writeHandler('save'));
-    router.patch(p, authenticate, patchHandler);
+    router.get(p, authenticate, validate(getInput), getResource);
+    router.post(p, authenticate, validate(writeInput), writeHandler('create'));
+    router.put(p, authenticate, validate(writeInput), writeHandler('save'));
+    router.patch(p, authenticate, validate(patchInput), patchHandler);
     router.delete(p, authenticate, deleteHandler);
   }
   return router;

@@ -6,17 +6,20 @@
 import Router from '@koa/router';
 import type { SearchResultDto } from '../../api/files.ts';
 import { BadRequestError } from '../../errors.ts';
+import { SearchQuerySchema } from '../../schemas/files.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
 import { authenticate } from '../middleware/auth.ts';
 import type { Access, Target } from '../../services/files/gate.ts';
 import { parseQuery } from '../../services/search/query.ts';
 import { ndjsonStream } from '../../services/search/ndjson.ts';
-import { pathAfter, queryString, userAccess } from '../files-request.ts';
+import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/search';
+const searchInput = { query: SearchQuerySchema };
 
 async function search(ctx: FmContext): Promise<void> {
-  const query = parseQuery(queryString(ctx, 'query') ?? '');
+  const query = parseQuery(inputOf(ctx, searchInput).query.query);
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, pathAfter(ctx, PREFIX).path, 'read');
   if (!target.isDir) throw new BadRequestError('search needs a folder');
@@ -47,7 +50,7 @@ async function* results(
 
 export function searchRouter(): FmRouter {
   const router: FmRouter = new Router();
-  router.get(PREFIX, authenticate, search);
-  router.get(`${PREFIX}/{*path}`, authenticate, search);
+  router.get(PREFIX, authenticate, validate(searchInput), search);
+  router.get(`${PREFIX}/{*path}`, authenticate, validate(searchInput), search);
   return router;
 }

@@ -8,22 +8,25 @@ import { BadRequestError, NotFoundError } from '../../errors.ts';
 import { authenticate, requirePerm } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
-import { parseShareRequest } from '../../api/shares.ts';
-import { presentShare } from '../../services/shares.ts';
+import { ShareBodySchema, ShareQuerySchema, shareRequest } from '../../schemas/shares.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
+import { presentShare } from '../present.ts';
 import { isHashLike } from '../../storage/repos/shares.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/share';
 const canShare = requirePerm('share', 'download');
+const createInput = { body: ShareBodySchema, query: ShareQuerySchema };
 
 async function listForPath(ctx: FmContext): Promise<void> {
   const { path: virtual } = pathAfter(ctx, PREFIX);
-  ctx.body = await ctx.services.shares.forPath(ctx.state.user!, virtual);
+  ctx.body = (await ctx.services.shares.forPath(ctx.state.user!, virtual)).map((s) => presentShare(s));
 }
 
 async function createShare(ctx: FmContext): Promise<void> {
   const { path: virtual } = pathAfter(ctx, PREFIX);
-  const req = parseShareRequest(ctx.request.body, ctx.query);
+  const { body, query } = inputOf(ctx, createInput);
+  const req = shareRequest(body, query);
   const access = await userAccess(ctx);
   const share = await ctx.services.shares.create(access, virtual, req);
   ctx.body = presentShare(share);
@@ -42,12 +45,12 @@ async function deleteShare(ctx: FmContext): Promise<void> {
 export function sharesRouter(): FmRouter {
   const router: FmRouter = new Router();
   router.get('/api/shares', authenticate, canShare, async (ctx) => {
-    ctx.body = await ctx.services.shares.list(ctx.state.user!);
+    ctx.body = (await ctx.services.shares.list(ctx.state.user!)).map(({ share, owner }) => presentShare(share, owner));
   });
   router.get(PREFIX, authenticate, canShare, listForPath);
   router.get(`${PREFIX}/{*path}`, authenticate, canShare, listForPath);
-  router.post(PREFIX, authenticate, canShare, jsonBody('64kb'), createShare);
-  router.post(`${PREFIX}/{*path}`, authenticate, canShare, jsonBody('64kb'), createShare);
+  router.post(PREFIX, authenticate, canShare, jsonBody('64kb'), validate(createInput), createShare);
+  router.post(`${PREFIX}/{*path}`, authenticate, canShare, jsonBody('64kb'), validate(createInput), createShare);
   router.delete(PREFIX, authenticate, canShare, deleteShare);
   router.delete(`${PREFIX}/{*path}`, authenticate, canShare, deleteShare);
   return router;

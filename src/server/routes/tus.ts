@@ -11,7 +11,9 @@ import type { Target } from '../../services/files/gate.ts';
 import type { Op } from '../../services/files/gate.ts';
 import type { UploadStatus } from '../../services/uploads/index.ts';
 import { authenticate, requestSettings } from '../middleware/auth.ts';
-import { pathAfter, queryFlag, userAccess } from '../files-request.ts';
+import { pathAfter, userAccess } from '../files-request.ts';
+import { inputOf, validate } from '../middleware/validate.ts';
+import { WriteQuerySchema } from '../../schemas/files.ts';
 import type { FmContext, FmMiddleware, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/tus';
@@ -59,13 +61,15 @@ function basePrefix(ctx: FmContext): string {
   return original.endsWith(ctx.path) ? original.slice(0, original.length - ctx.path.length) : '';
 }
 
+const createInput = { query: WriteQuerySchema };
+
 async function create(ctx: FmContext): Promise<void> {
   if (ctx.get('Upload-Defer-Length')) throw new BadRequestError('deferred upload lengths are not supported');
   const length = byteCount(ctx, 'Upload-Length');
   const metadata = ctx.get('Upload-Metadata');
   if (metadata.length > MAX_METADATA) throw new BadRequestError('Upload-Metadata is too long');
   const t = await target(ctx, 'create');
-  const status = await ctx.services.uploads.create(t, { length, override: queryFlag(ctx, 'override'), metadata });
+  const status = await ctx.services.uploads.create(t, { length, override: inputOf(ctx, createInput).query.override, metadata });
   ctx.status = 201;
   ctx.set('Location', `${basePrefix(ctx)}${PREFIX}${encodePath(t.virtual)}`);
   setStatusHeaders(ctx, status);
@@ -124,7 +128,7 @@ export function tusRouter(): FmRouter {
   const router: FmRouter = new Router();
   for (const p of [PREFIX, `${PREFIX}/{*path}`]) {
     router.options(p, tusHeaders, options);
-    router.post(p, tusHeaders, authenticate, post);
+    router.post(p, tusHeaders, authenticate, validate(createInput), post);
     router.get(p, tusHeaders, authenticate, head); // GET and HEAD
     router.patch(p, tusHeaders, authenticate, patch);
     router.delete(p, tusHeaders, authenticate, terminate);

@@ -8,9 +8,9 @@ import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import mime from 'mime-types';
 import rangeParser from 'range-parser';
-import type { ArchiveAlgo } from '../../api/files.ts';
+import { ARCHIVE_FORMATS, type ArchiveAlgo } from '../../api/files.ts';
 import { BadRequestError, RangeNotSatisfiableError } from '../../errors.ts';
-import { archiveExtension, archiveContentType, checkArchiveAlgo } from './archive-format.ts';
+import { checkArchiveAlgo } from './archive-format.ts';
 import type { Access, Gate, Target } from './gate.ts';
 import { openForRead } from './io.ts';
 import { etagOf } from './operations.ts';
@@ -198,8 +198,8 @@ async function serveArchive(gate: Gate, ctx: Koa.Context, req: DownloadRequest, 
   let name = baseName(base) || req.rootName || 'archive';
   if (targets.length > 1) name = `_${name}`;
   userFileHeaders(ctx);
-  ctx.set('Content-Disposition', contentDisposition('attachment', `${name}${archiveExtension(algo)}`));
-  ctx.type = archiveContentType(algo);
+  ctx.set('Content-Disposition', contentDisposition('attachment', `${name}${ARCHIVE_FORMATS[algo].extension}`));
+  ctx.type = ARCHIVE_FORMATS[algo].contentType;
   ctx.status = 200;
   if (ctx.method === 'HEAD') {
     ctx.body = Readable.from([]); // headers only: no archive is built

@@ -3,16 +3,14 @@
  * read file contents; a single-file GET may sniff the first bytes and include text content.
  */
 import path from 'node:path';
-import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
+import { nameSortKey, type FileInfoDto, type FileType, type ListingDto, type Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { readEntries } from './disk/dirents.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 import { openForRead } from './io.ts';
-import { isoTime, listingFromScan, listingJson, nameSortKey, pageOf, renderLargeListing, scanFolder } from './listing.ts';
+import { isoTime, listingFromScan, listingJson, pageOf, renderLargeListing, scanFolder } from './listing.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
 import { baseName, parentOf } from './paths.ts';
-
-export { isoTime, nameSortKey };
 
 function modifiedOf(st: Stats): string {
   return isoTime(st.mtimeMs);

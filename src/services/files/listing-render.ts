@@ -6,36 +6,6 @@
 import type { FileType } from '../../api/files.ts';
 
 /**
- * A key whose plain string order is the natural, case-insensitive name order: lower-cased,
- * accents stripped, and each run of digits prefixed by its length so that 9 < 10.
- */
-export function nameSortKey(name: string): string {
-  let key = name.toLowerCase();
-  // eslint-disable-next-line no-control-regex
-  if (/[^\x00-\x7f]/.test(key)) key = key.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-  // A loop rather than replace() with a callback: this runs for every entry of a listing.
-  let out = '';
-  let from = 0;
-  let i = 0;
-  const len = key.length;
-  while (i < len) {
-    const c = key.charCodeAt(i);
-    if (c < 48 || c > 57) {
-      i++;
-      continue;
-    }
-    const runStart = i;
-    while (i < len && key.charCodeAt(i) >= 48 && key.charCodeAt(i) <= 57) i++;
-    let digits = runStart;
-    while (digits < i - 1 && key.charCodeAt(digits) === 48) digits++; // leading zeros
-    // '1'..'9' for lengths 1-9, then ':' '@' 'A'… (all below the lower-case letters).
-    out += key.slice(from, runStart) + String.fromCharCode(0x30 + Math.min(i - digits, 42)) + key.slice(digits, i);
-    from = i;
-  }
-  return from === 0 ? key : out + key.slice(from);
-}
-
-/**
  * Returns a `Date#toISOString()` of a time in ms that builds no Date per entry: the date part
  * is cached per day (entries of one folder mostly share a few days), the time is arithmetic.
  */

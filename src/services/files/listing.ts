@@ -26,9 +26,9 @@ import {
 } from './disk/listing-worker.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
 import { lstatOrUndefined } from './disk/lookup.ts';
-import { itemJson, makeIsoTime, makeQuote, nameSortKey } from './listing-render.ts';
+import { nameSortKey } from '../../api/files.ts';
+import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
 
-export { nameSortKey };
 /** `Date#toISOString()` of a time in ms, without a Date per call (see listing-render.ts). */
 export const isoTime = makeIsoTime();
 const quote = makeQuote();

@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { freeNameCandidates } from '../../api/files.ts';
 import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } from '../../errors.ts';
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
@@ -163,7 +164,7 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
     if (caseOnly) {
       // A case-only rename on a case-insensitive file system: the "existing" entry is the source.
     } else if (input.rename) {
-      dst = await gate.resolve(access, await freeName(access, dst), destOp, { mustExist: false, allowRoot: false });
+      dst = await gate.resolve(access, await freeName(dst), destOp, { mustExist: false, allowRoot: false });
     } else if (!input.override) {
       throw new ConflictError('the destination exists');
     } else {
@@ -195,15 +196,11 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
   return dst.virtual;
 }
 
-/** The first free `name (n).ext` beside an existing destination. */
-async function freeName(access: Access, dst: Target): Promise<string> {
+/** The first free `name (n).ext` beside an existing destination (the contract's rule, src/api/files.ts). */
+async function freeName(dst: Target): Promise<string> {
   const dir = parentOf(dst.virtual);
-  const name = baseName(dst.virtual);
-  const ext = dst.isDir ? '' : path.extname(name);
-  const stem = ext ? name.slice(0, -ext.length) : name;
   const parentAbs = path.dirname(dst.abs);
-  for (let n = 1; n < 10_000; n++) {
-    const candidate = `${stem} (${n})${ext}`;
+  for (const candidate of freeNameCandidates(baseName(dst.virtual), dst.isDir)) {
     if (!(await lstatOrMissing(path.join(parentAbs, candidate)))) return dir === '/' ? `/${candidate}` : `${dir}/${candidate}`;
   }
   throw new ConflictError('no free name for the destination');

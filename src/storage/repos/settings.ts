@@ -1,7 +1,8 @@
 /** The settings record and the JWT signing key. */
 import crypto from 'node:crypto';
 import type { Database } from '../db.ts';
-import { SettingsSchema, normalizeCommands, type Settings } from '../../api/settings.ts';
+import { normalizeCommands, type Settings } from '../../api/settings.ts';
+import { SettingsSchema } from '../../schemas/settings.ts';
 
 export class SettingsRepo {
   constructor(private readonly db: Database) {}

@@ -1,0 +1,18 @@
+/** The contract in src/api is what the web bundle imports: pure TypeScript, no zod, no node, no server code. */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const API = path.join(import.meta.dirname, '..', '..', 'src', 'api');
+
+describe('src/api', () => {
+  it('imports only its own modules', () => {
+    const files = readdirSync(API).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      const source = readFileSync(path.join(API, file), 'utf8');
+      const specifiers = [...source.matchAll(/\b(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)].map((m) => m[1]);
+      for (const s of specifiers) expect(`${file}: ${s}`).toMatch(/: \.\/[a-z-]+\.ts$/);
+    }
+  });
+});

@@ -1,0 +1,50 @@
+/** The presenters (src/server/present.ts): what users, links and settings look like when they leave fm. */
+import { describe, expect, it } from 'vitest';
+import { SettingsSchema } from '../../src/schemas/settings.ts';
+import { UserDataSchema } from '../../src/schemas/user.ts';
+import { presentSettings, presentShare, presentUser, presentUserForConsole } from '../../src/server/present.ts';
+import type { ShareRecord } from '../../src/storage/repos/shares.ts';
+import type { UserRecord } from '../../src/storage/repos/users.ts';
+
+const HASH = '$2b$10$abcdefghijklmnopqrstuuJ0mJx7Y8JQh1mVYvA7b8c9d0e1f2g3h';
+
+function user(over: Partial<UserRecord>): UserRecord {
+  return { ...UserDataSchema.parse({ password: HASH, scope: '/home/x' }), sessionEpoch: 3, updatedAt: 1700000000000, keptSession: { jti: 'j', epoch: 3 }, ...over };
+}
+
+describe('presenters', () => {
+  const admin = user({ id: 1, username: 'admin', perm: { ...user({}).perm, admin: true } });
+  const bob = user({ id: 2, username: 'bob' });
+
+  it('show a user without the password hash or bookkeeping; scopes only to admins', () => {
+    for (const viewer of [admin, bob]) {
+      const dto = presentUser(bob, viewer);
+      expect(dto.password).toBe('');
+      expect(dto.scope).toBe(viewer === admin ? '/home/x' : '');
+      expect(dto).not.toHaveProperty('sessionEpoch');
+      expect(JSON.stringify(dto)).not.toContain(HASH);
+      expect(dto).not.toHaveProperty('updatedAt');
+      expect(dto).not.toHaveProperty('keptSession');
+    }
+  });
+
+  it('print a user on the console with every field but the password and bookkeeping', () => {
+    const shown = presentUserForConsole(bob);
+    expect(shown).toMatchObject({ id: 2, username: 'bob', scope: '/home/x' });
+    for (const key of ['password', 'sessionEpoch', 'updatedAt', 'keptSession']) expect(shown).not.toHaveProperty(key);
+  });
+
+  it('show a link with hasPassword, never the hash, the token or where it points on disk', () => {
+    const share: ShareRecord = { hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, password_hash: HASH, token: 'secret-token', abs: '/srv/a', real: '/srv/a', created: 1 };
+    expect(presentShare(share)).toEqual({ hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, hasPassword: true });
+    expect(presentShare({ ...share, password_hash: '', token: '' }, 'bob')).toEqual({ hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, hasPassword: false, username: 'bob' });
+  });
+
+  it('show the settings with the method in effect and without the reCAPTCHA secret', () => {
+    const s = SettingsSchema.parse({ auth: { recaptcha: { host: 'https://r', key: 'k', secret: 'top-secret' } } });
+    const dto = presentSettings(s, 'noauth');
+    expect(dto.authMethod).toBe('noauth');
+    expect(dto.auth.recaptcha).toEqual({ host: 'https://r', key: 'k' });
+    expect(JSON.stringify(dto)).not.toContain('top-secret');
+  });
+});
