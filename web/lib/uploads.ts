@@ -1,4 +1,5 @@
 /** Upload planning (spec §3 "Upload job", §4 "Conflicts"): job types, folder entries, conflict names. */
+import { freeName } from '../../src/api/files.ts';
 import { joinPath } from './paths.ts';
 
 /** At most this many uploads run at once (spec §9). */
@@ -65,18 +66,12 @@ export function topLevelNames(picked: readonly { relativePath: string }[], empty
 }
 
 /**
- * A free name next to `taken`, as the server picks them for rename (docs/decisions.md):
+ * A free name next to `taken`: the shared rule the server uses for rename (src/api/files.ts freeName):
  * `a.txt` → `a (1).txt`, `a.tar.gz` → `a.tar (1).gz`, a folder `d` → `d (1)`.
  */
 export function uniqueName(name: string, taken: ReadonlySet<string>, isDir: boolean): string {
-  if (!taken.has(name)) return name;
-  const dot = isDir ? -1 : name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  for (let i = 1; ; i++) {
-    const candidate = `${stem} (${i})${ext}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  // When every candidate is taken the server's 409 brings the conflict prompt back.
+  return freeName(name, (candidate) => taken.has(candidate), isDir) ?? name;
 }
 
 /** Replaces the first segment of a relative path (a renamed top-level entry). */

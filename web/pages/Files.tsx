@@ -5,6 +5,7 @@ import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } 
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { resourceQuery } from '../api/queries.ts';
+import type { ViewMode } from '../../src/api/user.ts';
 import type { Resource } from '../api/resources.ts';
 import { statusOf } from '../api/client.ts';
 import { useFileOps } from '../actions/files.ts';
@@ -40,7 +41,7 @@ import { displayName } from '../lib/names.ts';
 const Preview = lazy(() => import('../components/preview/Preview.tsx'));
 const Shell = lazy(() => import('../components/shell/Shell.tsx'));
 
-const VIEW_ICONS: Record<string, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
+const VIEW_ICONS: Record<ViewMode, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
 
 /** A loaded folder as the listing shows it: the server's order (folders first, then the user's sorting). */
 export function toListing(resource: Resource): ListingData {

@@ -1,6 +1,7 @@
 /** /settings/global (admins): general settings, new-user defaults, and the command runner's hooks (spec §2 "Global settings"). */
 import { useEffect, useRef, useState, type FormEvent, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { HOOK_TRIGGERS } from '../../src/api/settings.ts';
 import type { Rule } from '../../src/api/user.ts';
 import { useQueryClient } from '@tanstack/react-query';
 import { keys, settingsQuery } from '../api/queries.ts';
@@ -20,8 +21,6 @@ import { useTitle } from '../components/ui/useTitle.ts';
 import { useServerData } from '../components/ui/useServerData.ts';
 
 /** Hook events in the order the card lists them. */
-const EVENTS = ['save', 'copy', 'rename', 'upload', 'delete'];
-const TRIGGERS = EVENTS.flatMap((e) => [`before_${e}`, `after_${e}`]);
 
 /** A card that is a form with its own Update button. */
 function Card({ title, children, onSave, wide }: { title: string; children: ReactNode; onSave: () => Promise<void>; wide?: boolean }) {
@@ -187,7 +186,7 @@ function DefaultsCard({ s }: { s: SettingsDto }) {
 function CommandsCard({ s }: { s: SettingsDto }) {
   const { showSuccess } = useNotify();
   const { t } = useTranslation();
-  const names = [...TRIGGERS, ...Object.keys(s.commands).filter((k) => !TRIGGERS.includes(k))];
+  const names = [...HOOK_TRIGGERS, ...Object.keys(s.commands).filter((k) => !HOOK_TRIGGERS.includes(k))];
   const [text, setText] = useState<Record<string, string>>(() => Object.fromEntries(names.map((n) => [n, (s.commands[n] ?? []).join('\n')])));
   const save = async () => {
     // One command per line, empty lines dropped (spec §5).

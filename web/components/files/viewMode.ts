@@ -1,5 +1,5 @@
 /** View mode and sorting preferences: applied at once, saved to the user. */
-import type { ViewMode } from '../../../src/api/user.ts';
+import { VIEW_MODES, type ViewMode } from '../../../src/api/user.ts';
 import { update } from '../../api/users.ts';
 import { invalidateFiles } from '../../api/queries.ts';
 import type { App } from '../../app/context.tsx';
@@ -7,11 +7,9 @@ import { notifier } from '../../actions/notify.ts';
 import { nextSorting } from '../../lib/sort.ts';
 import { userAtom } from '../../state/auth.ts';
 
-export const VIEW_CYCLE: ViewMode[] = ['list', 'mosaic', 'mosaic gallery'];
-
 /** list → mosaic → mosaic gallery → list. */
 export function nextViewMode(mode: ViewMode): ViewMode {
-  return VIEW_CYCLE[(VIEW_CYCLE.indexOf(mode) + 1) % VIEW_CYCLE.length];
+  return VIEW_MODES[(VIEW_MODES.indexOf(mode) + 1) % VIEW_MODES.length];
 }
 
 async function save(app: App, which: string, data: Record<string, unknown>): Promise<void> {

@@ -11,7 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { resourceQuery } from '../../api/queries.ts';
 import { DOUBLE_CLICK_MS } from '../../lib/selection.ts';
 import { parentPath } from '../../lib/paths.ts';
-import { compareNames } from '../../lib/sort.ts';
+import { compareNames } from '../../../src/api/files.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { showPromptAtom } from '../../state/prompts.ts';

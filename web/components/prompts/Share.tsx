@@ -13,7 +13,7 @@ import type { ShareDto } from '../../api/shares.ts';
 import { type Notifier, useNotify } from '../../actions/notify.ts';
 import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
-import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseDuration, SHARE_UNITS, type ShareUnit } from '../../lib/shareDuration.ts';
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit } from '../../../src/api/shares.ts';
 import { publicDownloadUrl, shareUrl, sortShares } from '../../lib/shareLinks.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { ShareDuration } from '../settings/ShareDuration.tsx';
@@ -43,7 +43,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
   const [password, setPassword] = useState('');
-  const duration = parseDuration(time);
+  const duration = parseShareDuration(time);
   const origin = window.location.origin;
 
   useEffect(() => {
@@ -154,7 +154,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
             <label className="field">
               <span>{t('prompts.shareUnit')}</span>
               <select className="input" name="unit" value={unit} onChange={(e) => setUnit(e.target.value as ShareUnit)}>
-                {SHARE_UNITS.map((u) => (
+                {SHARE_UNIT_NAMES.map((u) => (
                   <option key={u} value={u}>
                     {t(`time.${u}`)}
                   </option>

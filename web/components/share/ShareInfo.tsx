@@ -1,7 +1,8 @@
 /** The card of the shared file or folder: preview or icon, name, sizes and dates, downloads, copy link, QR code. */
 import { lazy, Suspense } from 'react';
 import { useTranslation } from 'react-i18next';
-import { ARCHIVE_FORMATS, type ResourceItem } from '../../api/resources.ts';
+import { PROMPT_ARCHIVE_FORMATS } from '../../../src/api/files.ts';
+import type { ResourceItem } from '../../api/resources.ts';
 import type { PublicResource } from '../../api/shares.ts';
 import { startDownload } from '../../actions/files.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
@@ -71,7 +72,7 @@ export function ShareInfo({ res: r, name, subpath, items, pageLink, format, onFo
         {r.isDir ? (
           <div className="share-download-folder">
             <select className="input" aria-label={t('share.format')} value={format} onChange={(e) => onFormat(e.target.value)}>
-              {ARCHIVE_FORMATS.map((f) => (
+              {PROMPT_ARCHIVE_FORMATS.map((f) => (
                 <option key={f.algo} value={f.algo}>
                   {f.label}
                 </option>
