@@ -1,25 +1,16 @@
-/** The files screen (/files/{path}): a folder listing or a single file, its header actions and keyboard shortcuts. */
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useAtom, useAtomValue, useSetAtom, useStore } from 'jotai';
+/** The files screen (/files/{path}): a folder listing or a single file, its header actions, keyboard shortcuts and drops. */
+import { useAtomValue, useSetAtom } from 'jotai';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { resourceQuery } from '../api/queries.ts';
 import type { ViewMode } from '../../src/api/user.ts';
-import type { Resource } from '../api/resources.ts';
-import { statusOf } from '../api/client.ts';
 import { useFileOps } from '../actions/files.ts';
 import { useApp } from '../app/context.tsx';
 import { can } from '../lib/perm.ts';
 import { currentAppPath } from '../lib/navigate.ts';
 import { baseName, pathFromFilesUrl, samePath } from '../lib/paths.ts';
-import { remapSelection } from '../lib/selection.ts';
 import { userAtom } from '../state/auth.ts';
-import { selectAfterReloadAtom, type Listing as ListingData } from '../state/files.ts';
-import { loadingAtom } from '../state/layout.ts';
-import { promptsAtom, showPromptAtom } from '../state/prompts.ts';
-import { clearSelectionAtom, multipleAtom, selectedAtom } from '../state/selection.ts';
-import { searchOpenAtom } from '../state/search.ts';
+import { multipleAtom, selectedAtom } from '../state/selection.ts';
 import { showShellAtom } from '../state/shell.ts';
 import { Header, type HeaderAction } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
@@ -28,7 +19,9 @@ import { TextView } from '../components/files/TextView.tsx';
 import { SearchButton } from '../components/search/SearchButton.tsx';
 import { fromDrop } from '../components/upload/pickFiles.ts';
 import { UploadInputs } from '../components/upload/UploadInputs.tsx';
-import { FILE_ACTIONS, runIfVisible, type ActionContext } from '../components/files/fileActions.ts';
+import { FILE_ACTIONS, type ActionContext } from '../components/files/fileActions.ts';
+import { useFileShortcuts } from '../components/files/useFileShortcuts.ts';
+import { useResource } from '../components/files/useResource.ts';
 import { Listing } from '../components/files/Listing.tsx';
 import { SelectionBar } from '../components/files/SelectionBar.tsx';
 import { nextViewMode } from '../components/files/viewMode.ts';
@@ -43,55 +36,6 @@ const Shell = lazy(() => import('../components/shell/Shell.tsx'));
 
 const VIEW_ICONS: Record<ViewMode, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
 
-/** A loaded folder as the listing shows it: the server's order (folders first, then the user's sorting). */
-export function toListing(resource: Resource): ListingData {
-  const items = resource.isDir ? (resource.items ?? []) : [];
-  let dirCount = 0;
-  while (dirCount < items.length && items[dirCount].isDir) dirCount++;
-  return { resource, items, dirCount };
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-}
-
-/**
- * The resource at the path (server data, kept while the next path loads). Every (re)load keeps
- * the selection on the same items (or selects a renamed one) and ends multiple-selection mode.
- */
-function useResource(path: string): { listing: ListingData | null; error: number | null } {
-  const query = useQuery({ ...resourceQuery(path), placeholderData: keepPreviousData });
-  const store = useStore();
-  const setLoading = useSetAtom(loadingAtom);
-  const shown = useRef<ListingData | null>(null);
-  const listing = useMemo(() => (query.data ? toListing(query.data) : null), [query.data]);
-
-  useEffect(() => {
-    if (!query.isFetching) return;
-    setLoading((n) => n + 1);
-    return () => setLoading((n) => n - 1);
-  }, [query.isFetching, setLoading]);
-
-  useEffect(() => {
-    if (!listing || query.isPlaceholderData) return;
-    const before = shown.current;
-    shown.current = listing;
-    const pick = store.get(selectAfterReloadAtom);
-    if (pick) {
-      store.set(selectAfterReloadAtom, undefined);
-      const i = listing.items.findIndex((it) => it.path === pick);
-      store.set(selectedAtom, i >= 0 ? [i] : []);
-    } else if (before && before !== listing && samePath(before.resource.path, listing.resource.path)) {
-      store.set(selectedAtom, remapSelection(store.get(selectedAtom), before.items, listing.items));
-    }
-    // Multiple-selection mode ends with every (re)load (spec §4).
-    store.set(multipleAtom, false);
-  }, [listing, query.dataUpdatedAt, query.isPlaceholderData, store]);
-
-  if (query.isError) return { listing: null, error: statusOf(query.error) };
-  return { listing, error: null };
-}
-
 export default function FilesPage() {
   const { t } = useTranslation();
   useLocation();
@@ -99,12 +43,9 @@ export default function FilesPage() {
   const { listing, error } = useResource(path);
   const app = useApp();
   const ops = useFileOps();
-  const store = useStore();
   const user = useAtomValue(userAtom)!;
-  const [selected, setSelected] = useAtom(selectedAtom);
+  const selected = useAtomValue(selectedAtom);
   const multiple = useAtomValue(multipleAtom);
-  const clearSelection = useSetAtom(clearSelectionAtom);
-  const showPrompt = useSetAtom(showPromptAtom);
   const narrow = useNarrow();
   const scrollRef = useRef<HTMLDivElement>(null);
   useTitle(path === '/' ? t('sidebar.myFiles') : displayName(baseName(path)));
@@ -116,42 +57,7 @@ export default function FilesPage() {
     [app, ops, user, listing, current, selected.length, multiple],
   );
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (store.get(promptsAtom).length > 0 || store.get(searchOpenAtom) || !ctx) return;
-      const typing = isTyping(e.target);
-      const mod = e.ctrlKey || e.metaKey;
-      if (e.key === 'F1') {
-        e.preventDefault();
-        showPrompt({ name: 'help' });
-      } else if (mod && e.key.toLowerCase() === 'f') {
-        e.preventDefault();
-        store.set(searchOpenAtom, true);
-      } else if (typing) {
-        return;
-      } else if (e.key === 'F2') {
-        if (runIfVisible('rename', ctx)) e.preventDefault();
-      } else if (e.key === 'Delete') {
-        if (runIfVisible('delete', ctx)) e.preventDefault();
-      } else if (e.key === 'Escape') {
-        clearSelection();
-      } else if (mod && e.key.toLowerCase() === 'a' && ctx.listing.resource.isDir) {
-        e.preventDefault();
-        setSelected(ctx.listing.items.map((_, i) => i));
-      } else if (mod && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x')) {
-        if (window.getSelection()?.toString()) return;
-        if (ops.copyToClipboard(e.key.toLowerCase() === 'x')) e.preventDefault();
-      } else if (mod && e.key.toLowerCase() === 'v') {
-        e.preventDefault();
-        void ops.paste();
-      } else if (mod && e.key.toLowerCase() === 's') {
-        e.preventDefault();
-        runIfVisible('download', ctx);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [ctx, ops, store, showPrompt, clearSelection, setSelected]);
+  useFileShortcuts(ctx);
 
   const showShell = useAtomValue(showShellAtom);
   const setShowShell = useSetAtom(showShellAtom);

@@ -9,7 +9,7 @@ import type { App } from '../../app/context.tsx';
 import { settings } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
 import { showShellAtom, toggleShellAtom } from '../../state/shell.ts';
-import { openPicker } from '../upload/UploadInputs.tsx';
+import { pickerAtom } from '../upload/UploadInputs.tsx';
 import type { Listing } from '../../state/files.ts';
 import { showPromptAtom, type PromptSpec } from '../../state/prompts.ts';
 import { multipleAtom } from '../../state/selection.ts';
@@ -108,7 +108,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.upload',
     selection: false,
     visible: (ctx) => isDir(ctx) && can(ctx.user, 'create'),
-    run: (ctx) => show(ctx, { name: 'upload', props: { pick: openPicker } }),
+    run: (ctx) => show(ctx, { name: 'upload', props: { pick: (folder) => ctx.app.store.get(pickerAtom)?.open(folder) } }),
   },
   {
     id: 'switchView',

@@ -9,19 +9,18 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { resourceQuery } from '../../api/queries.ts';
-import { previewUrl, rawUrl, subtitleUrl, type Resource, type ResourceItem } from '../../api/resources.ts';
+import type { Resource, ResourceItem } from '../../api/resources.ts';
 import { settings } from '../../config.ts';
-import { baseName, filesUrl, parentPath } from '../../lib/paths.ts';
+import { filesUrl, parentPath } from '../../lib/paths.ts';
 import { promptsAtom } from '../../state/prompts.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { afterSingleDeleteAtom } from '../../state/files.ts';
 import type { HeaderAction } from '../layout/Header.tsx';
-import { FileView } from '../files/FileView.tsx';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import { useTitle } from '../ui/useTitle.ts';
-import { ImageViewer } from './ImageViewer.tsx';
-import { TIFF_EXTENSIONS, TiffImage } from './TiffImage.tsx';
+import { Media } from './Media.tsx';
+import { TIFF_EXTENSIONS } from './TiffImage.tsx';
 import { displayName } from '../../lib/names.ts';
 import { Name, useNameTitle } from '../ui/Name.tsx';
 
@@ -36,38 +35,6 @@ function useSiblings(path: string): ResourceItem[] {
   // The server sends the folder in the user's order.
   const { data } = useQuery(resourceQuery(parentPath(path)));
   return useMemo(() => (data?.items ?? []).filter((i) => !i.isDir && MEDIA.has(i.type)), [data]);
-}
-
-function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
-  const { t } = useTranslation();
-  const [failed, setFailed] = useState(false);
-  useEffect(() => setFailed(false), [file.path, fullSize]);
-  if (failed) return <FileView file={file} />;
-  if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={displayName(file.name)} />;
-  if (file.type === 'image') {
-    const src = fullSize || !settings.ResizePreview ? rawUrl(file.path, true) : previewUrl(file.path, 'big', file.modified);
-    return <ImageViewer key={`${file.path}|${fullSize}`} src={src} alt={displayName(file.name)} onError={() => setFailed(true)} />;
-  }
-  if (file.type === 'audio') {
-    return (
-      <div className="preview-audio">
-        <Icon name="audio" size={96} />
-        <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={displayName(file.name)} />
-      </div>
-    );
-  }
-  if (file.type === 'video') {
-    return (
-      <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={displayName(file.name)}>
-        {(file.subtitles ?? []).map((s, i) => (
-          <track key={s} kind="captions" src={subtitleUrl(s)} label={baseName(s)} default={i === 0} />
-        ))}
-        {t('preview.noVideo')}
-      </video>
-    );
-  }
-  if (file.type === 'pdf') return <iframe key={file.path} className="preview-pdf" src={rawUrl(file.path, true)} title={displayName(file.name)} />;
-  return <FileView file={file} />;
 }
 
 /** `path` is the file the address names: while it loads, `file` is still the previous one. */
