@@ -26,6 +26,8 @@ export interface SendOptions {
   /** False once the upload session was aborted. */
   current(): boolean;
   started(upload: TusUpload): void;
+  /** While paused the transfer is made but not started (resume starts it). */
+  paused(): boolean;
   progress(sent: number): void;
 }
 
@@ -67,6 +69,6 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
       onError: (err) => reject(err),
     });
     o.started(upload);
-    upload.start();
+    if (!o.paused()) upload.start();
   });
 }

@@ -50,6 +50,7 @@ export class UploadManager {
   /** Every job since the last reset, for the overall percentage. */
   private all: Job[] = [];
   private failed = false;
+  private paused = false;
   private publishTimer: ReturnType<typeof setTimeout> | undefined;
   private doneTimer: ReturnType<typeof setTimeout> | undefined;
   private snapshot: UploadSnapshot = EMPTY_UPLOADS;
@@ -90,6 +91,7 @@ export class UploadManager {
       ),
       speed,
       eta: etaSeconds(total - loaded, speed),
+      paused: this.paused,
     };
   }
 
@@ -112,6 +114,7 @@ export class UploadManager {
     this.active.clear();
     this.all = [];
     this.failed = false;
+    this.paused = false;
     window.removeEventListener('beforeunload', beforeUnload);
     this.publishNow();
   }
@@ -147,7 +150,7 @@ export class UploadManager {
   }
 
   private pump(): void {
-    while (this.active.size < MAX_CONCURRENT_UPLOADS) {
+    while (!this.paused && this.active.size < MAX_CONCURRENT_UPLOADS) {
       const i = this.queue.findIndex((j) => j.isDir || !this.dirsPending(j.batch));
       if (i < 0) break;
       const [job] = this.queue.splice(i, 1);
@@ -194,6 +197,25 @@ export class UploadManager {
     this.host.filesChanged();
   }
 
+  /**
+   * Stops sending: running transfers stop after their current request (the server keeps what
+   * arrived), queued ones wait. Folders being created finish.
+   */
+  pause(): void {
+    if (this.paused || !this.isUploading()) return;
+    this.paused = true;
+    for (const j of this.active) void j.tus?.abort(false).catch(() => undefined);
+    this.publishNow();
+  }
+
+  /** Sends again: each transfer asks the server for its offset and goes on from there (tus). */
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    for (const j of this.active) j.tus?.start();
+    this.pump();
+  }
+
   /** Cancels every upload (after the panel's confirmation): partial uploads are terminated on the server. */
   abort(): void {
     this.session++;
@@ -227,6 +249,7 @@ export class UploadManager {
       started: (upload) => {
         job.tus = upload;
       },
+      paused: () => this.paused,
       progress: (sent) => this.onProgress(job, sent),
     });
   }

@@ -35,6 +35,8 @@ export interface UploadSnapshot {
   eta: number;
   /** Everything finished: the panel shows 100 % for a moment before it goes. */
   done?: boolean;
+  /** Paused by the user: nothing is sent until resumed. */
+  paused?: boolean;
 }
 
 export const EMPTY_UPLOADS: UploadSnapshot = { items: [], count: 0, percent: 0, speed: 0, eta: Infinity };

@@ -50,8 +50,14 @@ export function UploadPanel() {
       <div className="upload-head">
         <button type="button" className="upload-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <Icon name={open ? 'chevronDown' : 'chevronUp'} size={18} />
-          <span className="upload-title">{up.done ? t('upload.done') : t('upload.uploadingCount', { count: up.count })}</span>
+          <span className="upload-title">{up.done ? t('upload.done') : up.paused ? t('upload.pausedCount', { count: up.count }) : t('upload.uploadingCount', { count: up.count })}</span>
         </button>
+        {!up.done &&
+          (up.paused ? (
+            <IconButton icon="play" label={t('upload.resume')} onClick={() => uploads.resume()} />
+          ) : (
+            <IconButton icon="pause" label={t('upload.pause')} onClick={() => uploads.pause()} />
+          ))}
         {!up.done && <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />}
       </div>
       <div className="upload-summary">
