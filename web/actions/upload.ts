@@ -10,10 +10,10 @@ import * as resources from '../api/resources.ts';
 import { ConflictError } from '../api/client.ts';
 import { i18n } from '../i18n/index.ts';
 import { joinPath, parentPath, baseName } from '../lib/paths.ts';
-import { etaSeconds, itemPercent, overallSpeed, progressPercent, sampleSpeed, SPEED_SAMPLE_MS, startSpeed, type SpeedState } from '../lib/uploadProgress.ts';
-import { MAX_CONCURRENT_UPLOADS, planUpload, renameTop, topLevelNames, uniqueName, uploadType, type PickedFile, type UploadType } from '../lib/uploads.ts';
+import { sampleSpeed, SPEED_SAMPLE_MS, startSpeed, type SpeedState } from '../lib/uploadProgress.ts';
+import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, topLevelNames, uniqueName, uploadType, type PickedFile, type UploadType } from '../lib/uploads.ts';
 import { causeOf, sendFile } from './tusUpload.ts';
-import { EMPTY_UPLOADS, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
+import { EMPTY_UPLOADS, measure, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
 
 interface Job extends UploadEntry {
   id: number;
@@ -77,28 +77,10 @@ export class UploadManager {
     for (const l of this.listeners) l();
   }
 
-  private measure(): UploadSnapshot {
-    const act = [...this.active];
-    const speed = overallSpeed(act.filter((j) => !j.isDir && j.speed).map((j) => j.speed!.speed));
-    const total = this.all.reduce((n, j) => n + j.size, 0);
-    const loaded = this.all.reduce((n, j) => n + j.loaded, 0);
-    return {
-      items: act.map((j) => ({ id: j.id, name: j.name, isDir: j.isDir, type: j.type, progress: itemPercent(j.loaded, j.size, j.isDir) })),
-      count: act.length + this.queue.length,
-      percent: progressPercent(
-        this.all.map((j) => j.loaded),
-        this.all.map((j) => j.size),
-      ),
-      speed,
-      eta: etaSeconds(total - loaded, speed),
-      paused: this.paused,
-    };
-  }
-
   private publishNow(): void {
     clearTimeout(this.publishTimer);
     this.publishTimer = undefined;
-    this.setSnapshot(this.isUploading() ? this.measure() : EMPTY_UPLOADS);
+    this.setSnapshot(this.isUploading() ? measure([...this.active], this.queue.length, this.all, this.paused) : EMPTY_UPLOADS);
   }
 
   /** Progress events come fast: the panel follows at most every 100 ms. */
@@ -282,17 +264,8 @@ export class UploadManager {
     }
     const names = topLevelNames(picked, emptyDirs);
     const clashing = names.filter((n) => taken.has(n));
-    const go = (overwrite: boolean, rename: Map<string, string>) => {
-      const map = (rel: string) => {
-        const top = rel.split('/').filter(Boolean)[0] ?? '';
-        const to = rename.get(top);
-        return to ? renameTop(rel, top, to) : rel;
-      };
-      const plan = planUpload(
-        dir,
-        picked.map((p) => ({ file: p.file, relativePath: map(p.relativePath) })),
-        emptyDirs.map(map),
-      );
+    const go = (overwrite: boolean, rename: ReadonlyMap<string, string>) => {
+      const plan = planUpload(dir, renamePicked(picked, rename), emptyDirs.map((d) => renamedPath(d, rename)));
       this.start([
         ...plan.dirs.map((path) => ({ path, isDir: true, overwrite })),
         ...plan.files.map((f) => ({ path: f.path, file: f.file, isDir: false, overwrite })),
@@ -302,21 +275,12 @@ export class UploadManager {
       go(false, new Map());
       return;
     }
-    const top = (rel: string) => rel.split('/').filter(Boolean);
-    const isDirName = (n: string) => emptyDirs.some((d) => top(d)[0] === n) || picked.some((p) => top(p.relativePath).length > 1 && top(p.relativePath)[0] === n);
     this.host.askReplace(async (choice) => {
       if (choice === 'overwrite') {
         go(true, new Map());
         return;
       }
-      const used = new Set([...taken, ...names]);
-      const rename = new Map<string, string>();
-      for (const n of clashing) {
-        const fresh = uniqueName(n, used, isDirName(n));
-        used.add(fresh);
-        rename.set(n, fresh);
-      }
-      go(false, rename);
+      go(false, clashRenames(clashing, new Set([...taken, ...names]), picked, emptyDirs));
     });
   }
 }

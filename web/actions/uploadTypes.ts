@@ -1,4 +1,5 @@
-/** The upload manager's public shapes: what it uploads, what the panel shows, what it needs from the app. */
+/** The upload manager's public shapes (what it uploads, what the panel shows, what it needs from the app) and the panel's figures. */
+import { etaSeconds, itemPercent, overallSpeed, progressPercent, type SpeedState } from '../lib/uploadProgress.ts';
 import type { UploadType } from '../lib/uploads.ts';
 import type { ConflictChoice } from '../state/prompts.ts';
 import type { Notifier } from './notify.ts';
@@ -52,4 +53,29 @@ export interface UploadHost {
   existingNames(dir: string): Promise<Set<string>>;
   /** Uploads finished or were aborted: listings are stale. */
   filesChanged(): void;
+}
+
+/** What the snapshot reads of a job. */
+export interface MeasuredJob extends Omit<UploadPanelItem, 'progress'> {
+  size: number;
+  loaded: number;
+  speed?: SpeedState;
+}
+
+/** The panel's figures for the `active` jobs, the queue, and every job since the last reset (`all`). */
+export function measure(active: readonly MeasuredJob[], queued: number, all: readonly MeasuredJob[], paused: boolean): UploadSnapshot {
+  const speed = overallSpeed(active.filter((j) => !j.isDir && j.speed).map((j) => j.speed!.speed));
+  const total = all.reduce((n, j) => n + j.size, 0);
+  const loaded = all.reduce((n, j) => n + j.loaded, 0);
+  return {
+    items: active.map((j) => ({ id: j.id, name: j.name, isDir: j.isDir, type: j.type, progress: itemPercent(j.loaded, j.size, j.isDir) })),
+    count: active.length + queued,
+    percent: progressPercent(
+      all.map((j) => j.loaded),
+      all.map((j) => j.size),
+    ),
+    speed,
+    eta: etaSeconds(total - loaded, speed),
+    paused,
+  };
 }

@@ -80,3 +80,29 @@ export function renameTop(relativePath: string, from: string, to: string): strin
   if (parts[0] === from) parts[0] = to;
   return parts.join('/');
 }
+
+/** A relative path with its top-level name renamed per `rename` (unchanged when not listed). */
+export function renamedPath(relativePath: string, rename: ReadonlyMap<string, string>): string {
+  const top = clean(relativePath)[0] ?? '';
+  const to = rename.get(top);
+  return to ? renameTop(relativePath, top, to) : relativePath;
+}
+
+export function renamePicked<F>(picked: readonly PickedFile<F>[], rename: ReadonlyMap<string, string>): PickedFile<F>[] {
+  return picked.map((p) => ({ file: p.file, relativePath: renamedPath(p.relativePath, rename) }));
+}
+
+/**
+ * Continue on an upload conflict: a free name for each clashing top-level entry, beside the
+ * `used` names (the folder's and the batch's own) and each other. Folders get no extension split.
+ */
+export function clashRenames<F>(clashing: readonly string[], used: Set<string>, picked: readonly PickedFile<F>[], emptyDirs: readonly string[]): Map<string, string> {
+  const isDirName = (n: string) => emptyDirs.some((d) => clean(d)[0] === n) || picked.some((p) => clean(p.relativePath).length > 1 && clean(p.relativePath)[0] === n);
+  const rename = new Map<string, string>();
+  for (const n of clashing) {
+    const fresh = uniqueName(n, used, isDirName(n));
+    used.add(fresh);
+    rename.set(n, fresh);
+  }
+  return rename;
+}
