@@ -3,10 +3,10 @@
  * links, or the create form when there are none. Copy link; copy download link for one file.
  */
 import { useSetAtom } from 'jotai';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { keys } from '../../api/queries.ts';
 import * as sharesApi from '../../api/shares.ts';
 import type { ShareDto } from '../../api/shares.ts';
@@ -38,7 +38,6 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const queryClient = useQueryClient();
-  const [links, setLinks] = useState<ShareDto[] | null>(null);
   const [mode, setMode] = useState<'list' | 'create'>('list');
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
@@ -46,24 +45,22 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const duration = parseShareDuration(time);
   const origin = window.location.origin;
 
+  const linksKey = [...keys.shares, 'path', item.path] as const;
+  const query = useQuery({ queryKey: linksKey, queryFn: () => sharesApi.forPath(item.path) });
+  const links = useMemo(() => (query.data ? sortShares(query.data) : null), [query.data]);
+  // Without links the create form comes up; a failed load closes the prompt.
   useEffect(() => {
-    let live = true;
-    sharesApi
-      .forPath(item.path)
-      .then((l) => {
-        if (!live) return;
-        setLinks(sortShares(l));
-        if (l.length === 0) setMode('create');
-      })
-      .catch((err) => {
-        if (!live) return;
-        showError(err);
-        close();
-      });
-    return () => {
-      live = false;
-    };
-  }, [item.path, close]);
+    if (query.data?.length === 0) setMode('create');
+  }, [query.data]);
+  useEffect(() => {
+    if (!query.error) return;
+    showError(query.error);
+    close();
+  }, [query.error, showError, close]);
+  const changed = (update: (links: ShareDto[]) => ShareDto[]) => {
+    queryClient.setQueryData<ShareDto[]>(linksKey, (l) => update(l ?? []));
+    void queryClient.invalidateQueries({ queryKey: keys.shares });
+  };
 
   const create = useAction(async () => {
     if (duration === undefined) return;
@@ -74,8 +71,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       throw err;
     }
-    void queryClient.invalidateQueries({ queryKey: keys.shares });
-    setLinks((l) => sortShares([...(l ?? []), link]));
+    changed((l) => [...l, link]);
     // The form starts again: hours, no time, no password.
     setTime('');
     setUnit(DEFAULT_SHARE_UNIT);
@@ -90,11 +86,8 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       return;
     }
-    void queryClient.invalidateQueries({ queryKey: keys.shares });
+    changed((l) => l.filter((x) => x.hash !== link.hash));
     showSuccess(t('settings.shareDeleted'));
-    const rest = (links ?? []).filter((l) => l.hash !== link.hash);
-    setLinks(rest);
-    if (rest.length === 0) setMode('create');
   };
 
   const cancelCreate = () => {
