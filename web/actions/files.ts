@@ -3,7 +3,9 @@
  * what is selected, delete, rename, create, copy/move with conflicts, clipboard, download.
  * `fileOps(app)` binds them to the running app; components use `useFileOps()`.
  */
+import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
+import { useLocation } from 'wouter';
 import * as resources from '../api/resources.ts';
 import type { Resource, ResourceItem } from '../api/resources.ts';
 import { invalidateFiles, resourceQuery } from '../api/queries.ts';
@@ -244,6 +246,19 @@ export function fileOps(app: App) {
   }
 
   return { currentDir, isListing, selectedItems, reload, deleteItems, renameItem, createFile, createDir, transferTo, copyToClipboard, paste, download };
+}
+
+/**
+ * The folder the files screen shows (the parent of a file on view), following its loads;
+ * undefined until it has loaded or outside the files screen.
+ */
+export function useCurrentDir(): string | undefined {
+  useLocation();
+  const path = filesPath();
+  // An observer only: it reads what the files screen loads and never fetches itself.
+  const { data } = useQuery({ ...resourceQuery(path ?? '/'), enabled: false });
+  if (path === undefined || !data) return undefined;
+  return data.isDir ? data.path : parentPath(data.path);
 }
 
 /** The operations for the app of this component. */

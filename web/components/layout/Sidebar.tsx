@@ -2,7 +2,7 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
-import { useFileOps } from '../../actions/files.ts';
+import { useCurrentDir } from '../../actions/files.ts';
 import { useSession } from '../../actions/session.ts';
 import { PROJECT_URL, settings, showExternalLinks } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
@@ -31,13 +31,13 @@ function NavButton({ icon, label, onClick }: { icon: IconName; label: string; on
 
 export function Sidebar({ open }: { open: boolean }) {
   const { logout } = useSession();
-  const { currentDir } = useFileOps();
+  const shownDir = useCurrentDir();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom);
   const showPrompt = useSetAtom(showPromptAtom);
   const [location] = useLocation();
   const onFiles = location.startsWith('/files/');
-  const usagePath = onFiles ? currentDir() : '/';
+  const usagePath = (onFiles ? shownDir : undefined) ?? '/';
 
   return (
     <aside className={`sidebar${open ? ' sidebar-open' : ''}`} aria-label={t('sidebar.label')}>
