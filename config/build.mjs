@@ -16,14 +16,13 @@ const EXTERNAL = [
   '@keyv/sqlite',
   'sharp',
   '@parcel/watcher',
+  // Optional native addons of rare archive formats, required on first use (archive/compressors.ts).
   'lz4-napi',
   'lzma-native',
   'snappystream',
   'heic-decode',
   'sh-syntax',
   '@inquirer/prompts',
-  '@tus/server',
-  '@tus/file-store',
   // Read only for --config files; bundled, its CommonJS build loses its named exports.
   'yaml',
   // ws loads its optional native helpers (bufferutil, utf-8-validate) when they are installed.

@@ -5,8 +5,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
 import { UsageError } from '../errors.ts';
-import { parseSize } from '../services/size.ts';
-import { parseDuration } from '../services/tokens.ts';
+import { parseSize } from '../api/size.ts';
+import { parseDuration } from '../services/duration.ts';
 import { addUserTemplateOptions, userChanges, type UserFlagValues } from './userflags.ts';
 
 function intIn(min: number, max: number) {

@@ -60,6 +60,16 @@ export const UserWriteSchema = z.object({
 });
 sameType<z.output<typeof UserWriteSchema>, UserWrite>(true);
 
+/** Body of POST /api/users: `which` empty, and the new user's name and password given. */
+export const UserCreateSchema = UserWriteSchema.extend({
+  which: UserWriteSchema.shape.which.refine((w) => w.length === 0, 'must be empty when creating a user'),
+  data: z.looseObject({
+    username: z.string({ error: 'is empty' }),
+    password: z.string({ error: 'is empty' }).min(1, 'is empty'),
+    scope: z.string().default(''),
+  }),
+});
+
 /** `/api/users/{id}`: an id that cannot name a user is 404. */
 export const UserIdParamsSchema = z.object({ id: recordId('user') });
 

@@ -100,14 +100,3 @@ function isKeptSession(claims: TokenClaims, user: UserRecord): boolean {
   const kept = user.keptSession;
   return kept !== undefined && kept.epoch === user.sessionEpoch && kept.jti === claims.jti;
 }
-
-/** Parses durations like `2h`, `30m`, `90s`, `1d` or a bare number of seconds. */
-export function parseDuration(raw: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/i.exec(raw);
-  if (!m) throw new Error(`invalid duration "${raw}" (use e.g. 2h, 30m, 3600)`);
-  const n = Number(m[1]);
-  const unit = (m[2] ?? 's').toLowerCase();
-  const seconds = unit === 'ms' ? n / 1000 : unit === 's' ? n : unit === 'm' ? n * 60 : unit === 'h' ? n * 3600 : n * 86400;
-  if (!(seconds >= 1)) throw new Error(`duration "${raw}" is shorter than one second`);
-  return Math.round(seconds);
-}

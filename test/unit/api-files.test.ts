@@ -31,6 +31,10 @@ describe('free names', () => {
 });
 
 describe('name order', () => {
+  it('orders _x, .hidden, a_b and a-b one way for the server and the UI', () => {
+    expect(['_x', '.hidden', 'a_b', 'a-b'].sort(compareNames)).toEqual(['.hidden', '_x', 'a-b', 'a_b']);
+  });
+
   it('keeps code order for other characters (- . digits _ letters), and is case-insensitive and natural', () => {
     const names = ['a_b', 'B', '_x', 'a-b', '.hidden', 'a10', 'a9', 'A2'];
     expect([...names].sort(compareNames)).toEqual(['.hidden', '_x', 'a-b', 'A2', 'a9', 'a10', 'a_b', 'B']);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { applyLayers, envName, isGiven, loadConfigFile, normKey, type FileValues } from '../../src/cli/layers.ts';
-import { parseSize } from '../../src/services/size.ts';
+import { parseSize } from '../../src/api/size.ts';
 
 /** Parses `args` for a tiny program and returns the leaf command after the layers are applied. */
 function run(args: string[], env: Record<string, string>, file: Record<string, unknown> = {}): Command {

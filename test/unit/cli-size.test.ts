@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatSize, parseSize } from '../../src/services/size.ts';
+import { formatSize, parseSize } from '../../src/api/size.ts';
 
 describe('parseSize (tus chunk size and upload limits)', () => {
   it.each([
@@ -16,6 +16,9 @@ describe('parseSize (tus chunk size and upload limits)', () => {
     ['2T', 2 * 1024 ** 4],
     ['.5M', 512 * 1024],
     [' 3 MB ', 3 * 1024 * 1024],
+    ['2g', 2 * 1024 ** 3],
+    ['4KiB', 4096],
+    ['1tib', 1024 ** 4],
   ])('reads %s as %d bytes', (raw, bytes) => {
     expect(parseSize(raw)).toBe(bytes);
   });
@@ -25,7 +28,7 @@ describe('parseSize (tus chunk size and upload limits)', () => {
     expect(parseSize('0.4B')).toBe(0);
   });
 
-  it.each(['', 'MB', '-1MB', '10XB', '1,5MB', '1e3', '10 M B', 'abc', '1.2.3K', '99999999999TB'])('refuses %j', (raw) => {
+  it.each(['', 'MB', '-1MB', '10XB', '1,5MB', '1e3', '10 M B', 'abc', '1.2.3K', '99999999999TB', '12abc', '1PB', '1kk'])('refuses %j', (raw) => {
     expect(() => parseSize(raw)).toThrow(/size/);
   });
 });

@@ -1,7 +1,7 @@
 /** Names that are not UTF-8 in downloads' headers and archives' entry names (pure parts). */
 import { describe, expect, it } from 'vitest';
-import { asciiStandIn, paxRecord } from '../../src/services/files/archive-names.ts';
-import { contentDisposition } from '../../src/services/files/download.ts';
+import { asciiStandIn, paxRecord } from '../../src/services/files/archive/names.ts';
+import { contentDisposition } from '../../src/server/download.ts';
 
 describe('contentDisposition', () => {
   it('percent-encodes the exact bytes in filename*, with an ASCII fallback', () => {

@@ -9,7 +9,7 @@ import { UserDataSchema } from '../../src/schemas/user.ts';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { listFolder, listFolderJson } from '../../src/services/files/info.ts';
 import { renderLargeListing } from '../../src/services/files/listing.ts';
-import { nameSortKey } from '../../src/api/files.ts';
+import { compareNames, nameSortKey } from '../../src/api/files.ts';
 import { isoTime } from '../../src/services/files/listing.ts';
 import { makeTree } from '../helpers/files.ts';
 
@@ -98,6 +98,19 @@ describe('listings', () => {
     expect(by['file10.txt'].modified).toBe('2001-02-03T04:05:06.789Z');
     expect(dto.numDirs).toBe(3);
     expect(dto.numFiles).toBe(14);
+  });
+});
+
+describe('the one name order', () => {
+  it('lists names in the contract order (compareNames), which the UI uses too', async () => {
+    const names = ['_x', '.hidden', 'a_b', 'a-b'];
+    makeTree(path.join(tmp, 'root', 'order'), Object.fromEntries(names.map((n) => [n, ''])));
+    const target = await gate.resolve(access, '/order', 'read');
+    const asc = (await listFolder(gate, target, { sorting: { by: 'name', asc: true } })).items.map((i) => i.name);
+    expect(asc).toEqual(['.hidden', '_x', 'a-b', 'a_b']);
+    expect(asc).toEqual([...names].sort(compareNames));
+    const desc = (await listFolder(gate, target, { sorting: { by: 'name', asc: false } })).items.map((i) => i.name);
+    expect(desc).toEqual([...asc].reverse());
   });
 });
 

@@ -7,7 +7,7 @@ import { isGiven } from '../layers.ts';
 import { action, databasePath, ExitError, output, readInput, withServices, writeOutput } from '../run.ts';
 import { confirmDestructive } from '../prompt.ts';
 import { addSettingsOptions, applySettingsFlags, type SettingsFlagValues } from '../settingsflags.ts';
-import { formatSize } from '../../services/size.ts';
+import { formatSize } from '../../api/size.ts';
 import { keyValues } from '../table.ts';
 import { FLAG_PERMISSIONS } from '../userflags.ts';
 

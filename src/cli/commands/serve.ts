@@ -79,7 +79,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
-  const { parseDuration } = await import('../../services/tokens.ts');
+  const { parseDuration } = await import('../../services/duration.ts');
+  const { parseSize } = await import('../../api/size.ts');
   const { buildBlockList } = await import('../../services/addresses.ts');
 
   // Precedence: --root, then the [root] argument, then FM_ROOT, then the current folder.
@@ -107,13 +108,15 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   }
   let tokenLifetime: number;
   let execTimeout: number;
+  let execMaxOutput: number;
   try {
     tokenLifetime = parseDuration(opts.tokenExpiration);
     execTimeout = parseDuration(opts.execTimeout);
+    execMaxOutput = parseSize(opts.execMaxOutput);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const execMaxOutput = parseSize(opts.execMaxOutput);
+  if (execMaxOutput < 1) throw new UsageError(`size "${opts.execMaxOutput}" must be at least one byte`);
 
   // Signal handlers go in first: Node only honours a handler from the next turn of the event
   // loop, so one registered after `listening on` could miss a SIGTERM sent right after it.
@@ -224,16 +227,6 @@ function envFlag(name: string): boolean {
   if (['1', 'true', 'yes', 'on'].includes(v)) return true;
   if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
   throw new UsageError(`${name} must be true or false, not "${raw}"`);
-}
-
-/** Parses a byte count such as 1048576, 512K, 10M or 1G. */
-function parseSize(raw: string): number {
-  const m = /^\s*(\d+)\s*([KMG]i?B?|B)?\s*$/i.exec(raw);
-  if (!m) throw new UsageError(`invalid size "${raw}" (use e.g. 10M, 512K or a number of bytes)`);
-  const unit = (m[2] ?? '').toUpperCase()[0];
-  const n = Number(m[1]) * (unit === 'K' ? 1024 : unit === 'M' ? 1024 ** 2 : unit === 'G' ? 1024 ** 3 : 1);
-  if (n < 1) throw new UsageError(`size "${raw}" must be at least one byte`);
-  return n;
 }
 
 function normalizeBaseURL(raw: string): string {

@@ -24,6 +24,7 @@ const sources = {
   params: (ctx: FmContext) => ctx.params ?? {},
 } satisfies Record<keyof RequestSchemas, (ctx: FmContext) => unknown>;
 
+/** The middleware that parses the parts `schemas` names into `ctx.state.input` (400 on the first issue). */
 export function validate<S extends RequestSchemas>(schemas: S): FmMiddleware {
   return async (ctx, next) => {
     const input: Record<string, unknown> = {};

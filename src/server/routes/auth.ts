@@ -13,7 +13,7 @@ import type { FmMiddleware, FmRouter } from '../types.ts';
 const AUTH_BODY_LIMIT = '64kb';
 const loginInput = { body: LoginBodySchema };
 
-/** 405 while signup is off, whatever the body. */
+/** 405 while signup is off, whatever the fields (a body over the cap is still 413 first). */
 const signupEnabled: FmMiddleware = async (ctx, next) => {
   if (!(await requestSettings(ctx)).signup) throw new MethodNotAllowedError('signup is disabled');
   await next();
@@ -53,7 +53,7 @@ export function authRouter(): FmRouter {
     ctx.body = '200 OK\n';
   });
 
-  router.post('/api/signup', signupEnabled, jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), validate(loginInput), async (ctx) => {
+  router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), signupEnabled, validate(loginInput), async (ctx) => {
     const { username, password } = inputOf(ctx, loginInput).body;
     if (!username.trim() || !password) throw new BadRequestError('username and password are required');
     const keys = [`signup:${addressKey(ctx.ip)}`];

@@ -35,15 +35,11 @@ const PREFIX = '/api/command';
 const FIRST_FRAME_MS = 60_000;
 /** Output is paused while this much is waiting to be sent to a slow client. */
 const HIGH_WATER = 1024 * 1024;
-/** Commands one user may run at the same time. */
-const MAX_RUNS_PER_USER = 4;
 /** How often open sockets are checked against the database. */
 const RECHECK_MS = 250;
 
 interface Runs {
   all: Set<RunningProcess>;
-  /** Running commands per user id. */
-  perUser: Map<number, number>;
   /** Open sockets, checked every RECHECK_MS while there are any. */
   sessions: Set<Session>;
   recheck?: NodeJS.Timeout;
@@ -67,7 +63,7 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
   // ws is loaded on the first upgrade, not at start-up (most instances never run a command).
   let wss: WebSocketServer | undefined;
   const loadWss = async () => (wss ??= new (await import('ws')).WebSocketServer({ noServer: true, maxPayload: 64 * 1024 }));
-  const runs: Runs = { all: new Set(), perUser: new Map(), sessions: new Set() };
+  const runs: Runs = { all: new Set(), sessions: new Set() };
   const prefix = `${baseURL}${PREFIX}`;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const pathname = (req.url ?? '/').split('?')[0];
@@ -172,19 +168,16 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
     throw err;
   }
   if (ws.readyState !== ws.OPEN) return;
-  const running = runs.perUser.get(user.id) ?? 0;
-  if (running >= MAX_RUNS_PER_USER) {
-    refuse(ws, `you already run ${running} commands; wait for one to finish`);
+  let finished: () => void;
+  try {
+    finished = services.exec.claimRun(user.id);
+  } catch (err) {
+    if (!(err instanceof CommandRefusedError)) throw err;
+    refuse(ws, err.message);
     return;
   }
   const env = services.exec.env(access.rootReal, { PWD: plan.cwd });
   let draining: NodeJS.Timeout | undefined;
-  runs.perUser.set(user.id, running + 1);
-  const finished = () => {
-    const left = (runs.perUser.get(user.id) ?? 1) - 1;
-    if (left > 0) runs.perUser.set(user.id, left);
-    else runs.perUser.delete(user.id);
-  };
   let proc: RunningProcess;
   try {
     proc = await services.exec.start(plan, { env, settings, tree: services.exec.userTree(access) }, {

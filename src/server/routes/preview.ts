@@ -5,7 +5,7 @@
  * same protective headers as raw downloads. `?key=<mtime ms>` (what the UI sends) makes the
  * answer cacheable for a long time; without it clients revalidate with the ETag.
  */
-import { sendUserFileInline } from '../../services/files/download.ts';
+import { sendUserFileInline } from '../download.ts';
 import Router from '@koa/router';
 import { z } from 'zod';
 import { UnsupportedError } from '../../errors.ts';

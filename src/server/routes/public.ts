@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import { NotFoundError } from '../../errors.ts';
 import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
-import { serveDownload } from '../../services/files/download.ts';
+import { serveDownload } from '../download.ts';
 import type { OpenShare } from '../../services/shares.ts';
 import { DownloadQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
@@ -69,7 +69,7 @@ async function shareDownload(ctx: FmContext): Promise<void> {
   const { access, shareTarget, target } = await openShare(ctx, DL_PREFIX);
   const folderShare = shareTarget !== target || shareTarget.isDir;
   const { inline, files, algo } = inputOf(ctx, dlInput).query;
-  await serveDownload(ctx.services.gate, ctx, {
+  await serveDownload(ctx, {
     access,
     virtual: target.virtual,
     inline,

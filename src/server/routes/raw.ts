@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { DownloadQuerySchema } from '../../schemas/files.ts';
 import { authenticate } from '../middleware/auth.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
-import { serveDownload } from '../../services/files/download.ts';
+import { serveDownload } from '../download.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -11,7 +11,7 @@ const PREFIX = '/api/raw';
 const rawInput = { query: DownloadQuerySchema };
 
 async function getRaw(ctx: FmContext): Promise<void> {
-  await serveDownload(ctx.services.gate, ctx, {
+  await serveDownload(ctx, {
     access: await userAccess(ctx),
     virtual: pathAfter(ctx, PREFIX).path,
     ...inputOf(ctx, rawInput).query,

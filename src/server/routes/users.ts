@@ -1,14 +1,13 @@
 /** GET/POST /api/users and GET/PUT/DELETE /api/users/{id}. */
 import Router from '@koa/router';
-import { BadRequestError } from '../../errors.ts';
-import { ForceQuerySchema, UserDeleteBodySchema, UserIdParamsSchema, UserWriteSchema } from '../../schemas/user.ts';
+import { ForceQuerySchema, UserCreateSchema, UserDeleteBodySchema, UserIdParamsSchema, UserWriteSchema } from '../../schemas/user.ts';
 import { authenticate, requestSettings, requireAdmin } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { presentUser } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
-const createInput = { body: UserWriteSchema, query: ForceQuerySchema };
+const createInput = { body: UserCreateSchema, query: ForceQuerySchema };
 const readInput = { params: UserIdParamsSchema };
 const updateInput = { params: UserIdParamsSchema, body: UserWriteSchema, query: ForceQuerySchema };
 const deleteInput = { params: UserIdParamsSchema, body: UserDeleteBodySchema };
@@ -28,14 +27,10 @@ export function usersRouter(): FmRouter {
 
   router.post('/api/users', authenticate, requireAdmin, jsonBody(), validate(createInput), async (ctx) => {
     const { body, query } = inputOf(ctx, createInput);
-    if (body.which.length > 0) throw new BadRequestError('"which" must be empty when creating a user');
     if (await needsCurrentPassword(ctx)) await ctx.services.users.checkCurrentPassword(ctx.state.user!, body.current_password);
-    const data = body.data;
-    if (typeof data.password !== 'string' || !data.password) throw new BadRequestError('password is empty');
-    if (typeof data.username !== 'string') throw new BadRequestError('username is empty');
-    const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...data, id: 0 });
+    const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...body.data, id: 0 });
     const user = await ctx.services.users.create(
-      { data: { ...rest, scope: typeof data.scope === 'string' ? data.scope : '' } },
+      { data: { ...rest, scope: body.data.scope } },
       undefined,
       { allowLaunchers: query.force },
     );

@@ -18,8 +18,10 @@ import { checkLineShape, parseArgv, planCommand, resolveProgram, type Plan } fro
 import { DEFAULT_LIMITS, RunningProcess, scrubbedEnv, type ExecLimits, type OutputSink, type ProcessResult, type ProcessSpec } from './process.ts';
 import { Sandbox, type SandboxLimits } from './sandbox.ts';
 import { CommandRefusedError } from './syntax.ts';
+import { RunSlots } from './run-slots.ts';
 
 export { CommandRefusedError } from './syntax.ts';
+export { MAX_RUNS_PER_USER, RunSlots } from './run-slots.ts';
 export { checkAllowlist, checkShellSetting, isLauncher, launcherReason } from './launchers.ts';
 export { DEFAULT_LIMITS, SAFE_PATH, scrubbedEnv, type ExecLimits, type ProcessResult, type RunningProcess } from './process.ts';
 export { parseArgv, type Plan } from './plan.ts';
@@ -37,6 +39,8 @@ export interface StartOptions {
 
 export class ExecService {
   private readonly running = new Set<RunningProcess>();
+  /** Commands each user runs now (at most MAX_RUNS_PER_USER at once). */
+  private readonly slots = new RunSlots();
 
   constructor(
     private readonly gate: Gate,
@@ -44,6 +48,14 @@ export class ExecService {
     readonly limits: ExecLimits = DEFAULT_LIMITS,
     readonly sandbox: Sandbox = new Sandbox(),
   ) {}
+
+  /**
+   * Takes one of the user's run slots, or throws CommandRefusedError when they already run the
+   * most commands allowed at once. Call the returned function when the run ends.
+   */
+  claimRun(userId: number): () => void {
+    return this.slots.claim(userId);
+  }
 
   /**
    * Checks a user's command line for a folder (virtual path in `access`): exec enabled, the

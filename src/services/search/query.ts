@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { BadRequestError } from '../../errors.ts';
 import { typeFromName } from '../files/types.ts';
-import { parseSize } from '../size.ts';
+import { parseSize } from '../../api/size.ts';
 
 export type Comparison = '<' | '<=' | '>' | '>=' | '=';
 

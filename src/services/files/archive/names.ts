@@ -11,7 +11,7 @@
  * extract with unzip and tar and compare the names byte for byte.
  */
 import type { Archiver } from 'archiver';
-import { hasEscapes, nameBytes } from './disk/names.ts';
+import { hasEscapes, nameBytes } from '../disk/names.ts';
 
 /** The parts of compress-commons' ZipArchiveEntry the zip hook touches. */
 interface ZipEntry {

@@ -1,38 +1,17 @@
 /**
- * Archive streams for raw folder downloads: zip, or tar piped through a compressor. Entries are
- * fed one at a time (one open file, output backpressure respected), so memory stays flat
- * whatever the size of the tree. Entry names are relative, '/'-separated, free of backslashes,
- * and never absolute or climbing; names that are not UTF-8 keep their exact bytes
- * (archive-names.ts). Entries the gate hides are left out and links are never followed out of
- * the scope. Nothing else is dropped silently: an entry that cannot be archived (vanished,
- * unreadable, a link to a folder) is named in a last text entry, LEFT_OUT_NAME.
+ * Feeds an archiver its entries in order: folders, files (small ones read ahead in batches in
+ * worker threads, large ones streamed in their turn) and links to files inside the scope.
+ * Entries that cannot be archived are listed in a last text entry, LEFT_OUT_NAME.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { Duplex, PassThrough, Transform, type Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import { TarArchive, ZipArchive, type Archiver, type ZipEntryData } from 'archiver';
-import { compressFrame } from 'lz4-napi';
-import { SnappyStream } from 'snappystream';
-import type { ArchiveAlgo } from '../../api/files.ts';
-import { UnsupportedError } from '../../errors.ts';
-import type { Access, Gate, Target } from './gate.ts';
-import { openRealForRead } from './io.ts';
-import { keepByteNames } from './archive-names.ts';
-import { readSmallFilesInWorker } from './disk/listing-worker.ts';
-import { displayName, osPath } from './disk/names.ts';
-import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from './disk/small-files.ts';
-import { isExecutable, lstat } from './disk/lookup.ts';
-import type { FileHandle } from './disk/types.ts';
-
-/** Compressors run as programs (argv only, no shell); the first argument list is used. */
-const PROGRAMS: Partial<Record<ArchiveAlgo, [string, string[]]>> = {
-  tarbz2: ['bzip2', ['-c', '-9']],
-  tarxz: ['xz', ['-c', '-1', '-T0']],
-  tarzst: ['zstd', ['-c', '-q', '-3', '-T0']],
-  tarlz4: ['lz4', ['-c', '-q']],
-};
+import type { Readable } from 'node:stream';
+import type { Archiver, ZipEntryData } from 'archiver';
+import type { Access, Gate, Target } from '../gate.ts';
+import { openRealForRead } from '../io.ts';
+import { readSmallFilesInWorker } from '../disk/listing-worker.ts';
+import { displayName, osPath } from '../disk/names.ts';
+import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from '../disk/small-files.ts';
+import { lstat } from '../disk/lookup.ts';
+import type { FileHandle } from '../disk/types.ts';
 
 /** Already-compressed formats are stored in zips rather than deflated again. */
 const STORED = /\.(zip|gz|tgz|bz2|xz|zst|lz4|7z|rar|jpe?g|png|gif|webp|avif|heic|mp4|m4v|mkv|webm|mov|mp3|m4a|ogg|opus|flac|docx|xlsx|pptx|odt|epub)$/i;
@@ -54,57 +33,6 @@ export function entryName(base: string, virtual: string): string {
 
 /** Name of the last entry of an archive some entries could not go into (numbered if taken). */
 export const LEFT_OUT_NAME = 'fm-left-out.txt';
-
-/**
- * Builds the archive stream of `targets`, entries named relative to `base`. Throws before
- * anything is sent when the format needs a program this machine lacks. Errors after streaming
- * started cut the stream (the client sees a truncated download) and are reported to `onError`;
- * entries left out are listed in the archive and reported to `onLeftOut` (one line each).
- */
-export async function createArchiveStream(
-  gate: Gate,
-  access: Access,
-  targets: Target[],
-  base: string,
-  algo: ArchiveAlgo,
-  onError: (err: Error) => void,
-  onLeftOut: (lines: string[]) => void = () => {},
-): Promise<Readable> {
-  const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
-  const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
-  keepByteNames(archive, algo === 'zip' ? 'zip' : 'tar');
-  // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
-  // an error nobody can listen to. The response gets a PassThrough instead; when the client
-  // leaves, the compressor is killed and the abandoned archiver is simply garbage.
-  const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const feeder = new Feeder(gate, access, archive, base, onLeftOut);
-  const fail = (err: Error) => {
-    if (out.destroyed) return;
-    onError(err);
-    out.destroy(err);
-  };
-  archive.on('warning', () => {});
-  archive.on('error', (err) => {
-    feeder.fail(err);
-    fail(err);
-  });
-  const joined = archive.pipe(coalescer());
-  if (compressor) {
-    compressor.on('error', fail);
-    joined.pipe(compressor).pipe(out);
-  } else {
-    joined.pipe(out);
-  }
-  out.on('close', () => {
-    feeder.stop();
-    compressor?.destroy();
-  });
-  feeder.run(targets).catch((err: Error) => {
-    if (feeder.stopped && !feeder.failed) return; // the client left
-    fail(err);
-  });
-  return out;
-}
 
 /** Files up to this size are read whole, ahead of their turn; larger ones are streamed in their turn. */
 const READ_AHEAD_MAX_SIZE = 256 * 1024;
@@ -128,7 +56,7 @@ const UNREADABLE = 'could not be read (it vanished, is unreadable or was replace
  * files otherwise cost the main thread mostly file-call overhead and waiting); memory stays
  * bounded by the read-ahead window.
  */
-class Feeder {
+export class Feeder {
   stopped = false;
   failed = false;
   finished = false;
@@ -342,94 +270,4 @@ class Feeder {
       this.archive.append(source, data);
     });
   }
-}
-
-/**
- * Joins the archiver's many small writes (a header, a data descriptor, a small file) into
- * chunks of about `size` bytes, so the compressor and the socket see a few large writes
- * instead of tens of thousands of tiny ones.
- */
-export function coalescer(size = 64 * 1024): Transform {
-  let parts: Buffer[] = [];
-  let length = 0;
-  return new Transform({
-    writableHighWaterMark: size,
-    readableHighWaterMark: size,
-    transform(chunk: Buffer, _enc, done) {
-      if (length === 0 && chunk.length >= size) return done(null, chunk);
-      parts.push(chunk);
-      length += chunk.length;
-      if (length >= size) {
-        const joined = Buffer.concat(parts, length);
-        parts = [];
-        length = 0;
-        return done(null, joined);
-      }
-      done();
-    },
-    flush(done) {
-      done(null, length ? Buffer.concat(parts, length) : undefined);
-    },
-  });
-}
-
-/** The compressing stage of a tar.* archive. */
-function createCompressor(algo: ArchiveAlgo): Duplex {
-  switch (algo) {
-    case 'targz':
-      return zlib.createGzip({ level: 6, chunkSize: 64 * 1024 });
-    case 'tarbr':
-      return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
-    case 'tarsz':
-      return new SnappyStream();
-    default:
-  }
-  const program = PROGRAMS[algo];
-  if (program && onPath(program[0])) return programStream(program[0], program[1]);
-  if (algo === 'tarxz') return lzmaNativeCompressor();
-  if (algo === 'tarlz4') return lz4FrameCompressor();
-  throw new UnsupportedError(`${algo} archives need the ${program?.[0] ?? algo} program, which is not installed`);
-}
-
-const pathCache = new Map<string, boolean>();
-
-/** Whether an executable of that name is on PATH (looked up once). */
-function onPath(cmd: string): boolean {
-  let found = pathCache.get(cmd);
-  if (found === undefined) {
-    found = (process.env.PATH ?? '/usr/bin:/bin').split(':').some((dir) => isExecutable(path.join(dir || '.', cmd)));
-    pathCache.set(cmd, found);
-  }
-  return found;
-}
-
-/** A program's stdin/stdout as a Duplex; destroying it kills the program (client gone). */
-function programStream(cmd: string, args: string[]): Duplex {
-  const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] });
-  const duplex = Duplex.from({ writable: child.stdin, readable: child.stdout });
-  child.stdin.on('error', () => {}); // EPIPE when the program dies first; 'exit' reports it
-  child.on('error', (err) => duplex.destroy(err));
-  child.on('exit', (code, signal) => {
-    if (code !== 0 && !duplex.destroyed) duplex.destroy(new Error(`${cmd} failed (${code ?? signal})`));
-  });
-  duplex.on('close', () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  });
-  return duplex;
-}
-
-/** xz through lzma-native (prebuilt addon) when the xz program is missing. */
-function lzmaNativeCompressor(): Duplex {
-  // lzma-native ships no types; only createCompressor is used.
-  const lzma = createRequire(import.meta.url)('lzma-native') as { createCompressor(opts: { preset: number; threads: number }): Duplex };
-  return lzma.createCompressor({ preset: 1, threads: 1 });
-}
-
-/** LZ4 frames (one per chunk; `lz4 -d` reads concatenated frames) when the lz4 program is missing. */
-function lz4FrameCompressor(): Duplex {
-  return new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      compressFrame(chunk).then((frame) => done(null, frame), done);
-    },
-  });
 }

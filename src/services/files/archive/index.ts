@@ -1,0 +1,70 @@
+/**
+ * Archive streams for raw folder downloads: zip, or tar piped through a compressor
+ * (compressors.ts). Entries are fed one at a time (feeder.ts: one open file, output
+ * backpressure respected), so memory stays flat whatever the size of the tree. Entry names are
+ * relative, '/'-separated, free of backslashes, and never absolute or climbing; names that are
+ * not UTF-8 keep their exact bytes (names.ts). Entries the gate hides are left out and links are
+ * never followed out of the scope. Nothing else is dropped silently: an entry that cannot be
+ * archived (vanished, unreadable, a link to a folder) is named in a last text entry, LEFT_OUT_NAME.
+ */
+import { PassThrough, type Readable } from 'node:stream';
+import { TarArchive, ZipArchive, type Archiver } from 'archiver';
+import type { ArchiveAlgo } from '../../../api/files.ts';
+import type { Access, Gate, Target } from '../gate.ts';
+import { coalescer } from './coalescer.ts';
+import { createCompressor } from './compressors.ts';
+import { Feeder } from './feeder.ts';
+import { keepByteNames } from './names.ts';
+
+export { entryName, LEFT_OUT_NAME } from './feeder.ts';
+
+/**
+ * Builds the archive stream of `targets`, entries named relative to `base`. Throws before
+ * anything is sent when the format needs a program or package this machine lacks (501). Errors after streaming
+ * started cut the stream (the client sees a truncated download) and are reported to `onError`;
+ * entries left out are listed in the archive and reported to `onLeftOut` (one line each).
+ */
+export async function createArchiveStream(
+  gate: Gate,
+  access: Access,
+  targets: Target[],
+  base: string,
+  algo: ArchiveAlgo,
+  onError: (err: Error) => void,
+  onLeftOut: (lines: string[]) => void = () => {},
+): Promise<Readable> {
+  const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
+  const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
+  keepByteNames(archive, algo === 'zip' ? 'zip' : 'tar');
+  // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
+  // an error nobody can listen to. The response gets a PassThrough instead; when the client
+  // leaves, the compressor is killed and the abandoned archiver is simply garbage.
+  const out = new PassThrough({ highWaterMark: 1 << 20 });
+  const feeder = new Feeder(gate, access, archive, base, onLeftOut);
+  const fail = (err: Error) => {
+    if (out.destroyed) return;
+    onError(err);
+    out.destroy(err);
+  };
+  archive.on('warning', () => {});
+  archive.on('error', (err) => {
+    feeder.fail(err);
+    fail(err);
+  });
+  const joined = archive.pipe(coalescer());
+  if (compressor) {
+    compressor.on('error', fail);
+    joined.pipe(compressor).pipe(out);
+  } else {
+    joined.pipe(out);
+  }
+  out.on('close', () => {
+    feeder.stop();
+    compressor?.destroy();
+  });
+  feeder.run(targets).catch((err: Error) => {
+    if (feeder.stopped && !feeder.failed) return; // the client left
+    fail(err);
+  });
+  return out;
+}
