@@ -216,6 +216,37 @@ describe('uploads', () => {
     expect(aborted).toEqual(['net::ERR_ABORTED']);
   });
 
+  it('keeps failed uploads in the panel: Retry uploads them again, Close forgets them', async () => {
+    const file = path.join(src, 'flaky.txt');
+    fs.writeFileSync(file, 'flaky');
+    const page = await browser.newPage();
+    browser.allowConsoleError(/status of 500/);
+    await open(page);
+    let failing = true;
+    await page.route(/\/api\/tus\/in\/flaky\.txt/, (route) =>
+      failing && route.request().method() === 'POST'
+        ? route.fulfill({ status: 500, contentType: 'text/plain', body: '500 Internal Server Error: disk on fire' })
+        : route.continue(),
+    );
+    await pick(page, 'File', file);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    await panel.getByText('Failed: 1').waitFor();
+    expect(await page.getByRole('alert').first().textContent()).toContain('flaky.txt');
+
+    failing = false;
+    await panel.getByRole('button', { name: 'Retry failed uploads' }).click();
+    await page.getByRole('option', { name: 'flaky.txt' }).waitFor();
+    expect(fs.readFileSync(path.join(root, 'in/flaky.txt'), 'utf8')).toBe('flaky');
+    await expect.poll(() => panel.count()).toBe(0);
+
+    failing = true;
+    await pick(page, 'File', file);
+    await page.getByRole('dialog', { name: /./ }).getByRole('button', { name: 'Replace' }).click();
+    await panel.getByText('Failed: 1').waitFor();
+    await panel.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => panel.count()).toBe(0);
+  });
+
   it('offers no upload without the create permission', async () => {
     const viewer = await createUser(admin, fm, 'viewer', { perm: { create: false, download: true } });
     const page = await browser.newPage();

@@ -5,31 +5,15 @@
  * warning stands while anything uploads; at the end a success notice and a listing reload.
  * One `UploadManager` per app (no module state); the panel reads it with `useSyncExternalStore`.
  */
-import type { Upload as TusUpload } from 'tus-js-client';
 import * as resources from '../api/resources.ts';
 import { ConflictError } from '../api/client.ts';
 import { i18n } from '../i18n/index.ts';
 import { joinPath, parentPath, baseName } from '../lib/paths.ts';
-import { sampleSpeed, SPEED_SAMPLE_MS, startSpeed, type SpeedState } from '../lib/uploadProgress.ts';
-import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, topLevelNames, uniqueName, uploadType, type PickedFile, type UploadType } from '../lib/uploads.ts';
+import { sampleSpeed, SPEED_SAMPLE_MS, startSpeed } from '../lib/uploadProgress.ts';
+import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, topLevelNames, uniqueName, uploadType, type PickedFile } from '../lib/uploads.ts';
 import { causeOf, sendFile } from './tusUpload.ts';
-import { EMPTY_UPLOADS, measure, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
+import { EMPTY_UPLOADS, type Job, measure, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
 
-interface Job extends UploadEntry {
-  id: number;
-  /** Files wait until the folders of their batch exist. */
-  batch: number;
-  /** Jobs of an aborted session are ignored when they settle. */
-  session: number;
-  name: string;
-  type: UploadType;
-  size: number;
-  loaded: number;
-  tus?: TusUpload;
-  controller?: AbortController;
-  speed?: SpeedState;
-  sampler?: ReturnType<typeof setInterval>;
-}
 
 const PUBLISH_MS = 100;
 /** The finished panel (100 %) stays this long before it goes. */
@@ -51,6 +35,8 @@ export class UploadManager {
   private all: Job[] = [];
   private failed = false;
   private paused = false;
+  /** Entries that failed (not conflicts), kept for retry() until dismissed. */
+  private retryable: UploadEntry[] = [];
   private publishTimer: ReturnType<typeof setTimeout> | undefined;
   private doneTimer: ReturnType<typeof setTimeout> | undefined;
   private snapshot: UploadSnapshot = EMPTY_UPLOADS;
@@ -152,6 +138,7 @@ export class UploadManager {
       if (err instanceof ConflictError && !job.isDir) conflict = true;
       else {
         this.failed = true;
+        this.retryable.push({ path: job.path, file: job.file, isDir: job.isDir, overwrite: job.overwrite });
         this.host.notify.showError(new Error(i18n.t('upload.failed', { cause: `${job.name}: ${causeOf(err)}` })));
       }
     }
@@ -170,13 +157,31 @@ export class UploadManager {
   private complete(): void {
     const ok = !this.failed;
     this.reset();
+    this.host.filesChanged();
+    // Failures keep the panel up with Retry until retried or dismissed.
+    if (this.retryable.length > 0) {
+      this.setSnapshot({ ...EMPTY_UPLOADS, done: true, failed: this.retryable.length });
+      return;
+    }
     this.setSnapshot({ ...EMPTY_UPLOADS, percent: 100, eta: 0, done: true });
     this.doneTimer = setTimeout(() => {
       this.doneTimer = undefined;
       if (!this.isUploading()) this.setSnapshot(EMPTY_UPLOADS);
     }, DONE_HOLD_MS);
     if (ok) this.host.notify.showSuccess(i18n.t('upload.done'));
-    this.host.filesChanged();
+  }
+
+  /** Uploads again what failed. */
+  retry(): void {
+    const entries = this.retryable;
+    this.retryable = [];
+    this.start(entries);
+  }
+
+  /** Forgets the failures and hides the panel. */
+  dismiss(): void {
+    this.retryable = [];
+    if (!this.isUploading()) this.setSnapshot(EMPTY_UPLOADS);
   }
 
   /**
@@ -201,6 +206,7 @@ export class UploadManager {
   /** Cancels every upload (after the panel's confirmation): partial uploads are terminated on the server. */
   abort(): void {
     this.session++;
+    this.retryable = [];
     for (const j of this.active) {
       j.controller?.abort();
       void j.tus?.abort(true).catch(() => undefined);

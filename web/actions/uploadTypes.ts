@@ -1,4 +1,5 @@
 /** The upload manager's public shapes (what it uploads, what the panel shows, what it needs from the app) and the panel's figures. */
+import type { Upload as TusUpload } from 'tus-js-client';
 import { etaSeconds, itemPercent, overallSpeed, progressPercent, type SpeedState } from '../lib/uploadProgress.ts';
 import type { UploadType } from '../lib/uploads.ts';
 import type { ConflictChoice } from '../state/prompts.ts';
@@ -38,6 +39,8 @@ export interface UploadSnapshot {
   done?: boolean;
   /** Paused by the user: nothing is sent until resumed. */
   paused?: boolean;
+  /** Finished with this many failed entries (the panel offers Retry). */
+  failed?: number;
 }
 
 export const EMPTY_UPLOADS: UploadSnapshot = { items: [], count: 0, percent: 0, speed: 0, eta: Infinity };
@@ -53,6 +56,23 @@ export interface UploadHost {
   existingNames(dir: string): Promise<Set<string>>;
   /** Uploads finished or were aborted: listings are stale. */
   filesChanged(): void;
+}
+
+/** One queued or running upload inside the manager. */
+export interface Job extends UploadEntry {
+  id: number;
+  /** Files wait until the folders of their batch exist. */
+  batch: number;
+  /** Jobs of an aborted session are ignored when they settle. */
+  session: number;
+  name: string;
+  type: UploadType;
+  size: number;
+  loaded: number;
+  tus?: TusUpload;
+  controller?: AbortController;
+  speed?: SpeedState;
+  sampler?: ReturnType<typeof setInterval>;
 }
 
 /** What the snapshot reads of a job. */

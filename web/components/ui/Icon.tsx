@@ -20,6 +20,7 @@ const PATHS = {
   download: 'M12 4v11M7 10l5 5 5-5M5 20h14',
   pause: 'M8 5v14M16 5v14',
   play: 'M7 4.5v15l12-7.5z',
+  retry: 'M20 11a8 8 0 1 0-2.3 5.7M20 4v7h-7',
   info: 'M12 21a9 9 0 1 0 0-18 9 9 0 0 0 0 18zM12 11v6M12 7.5v.5',
   selectMultiple: 'M6 4h12a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2H6a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2zM8 12l3 3 5-6',
   viewList: 'M9 6h11M9 12h11M9 18h11M4 5.5h1.5v1.5H4zM4 11.5h1.5V13H4zM4 17.5h1.5V19H4z',

@@ -39,6 +39,14 @@ export function UploadPanel() {
   }, [up.count > 0 || up.done === true]);
 
   if (up.count === 0 && !up.done) return null;
+  const failed = up.done && up.failed ? up.failed : 0;
+  const title = failed
+    ? t('upload.failedCount', { count: failed })
+    : up.done
+      ? t('upload.done')
+      : up.paused
+        ? t('upload.pausedCount', { count: up.count })
+        : t('upload.uploadingCount', { count: up.count });
   const speed = new Intl.NumberFormat(tag, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(up.speed);
   const confirmAbort = () =>
     showPrompt({
@@ -50,7 +58,7 @@ export function UploadPanel() {
       <div className="upload-head">
         <button type="button" className="upload-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <Icon name={open ? 'chevronDown' : 'chevronUp'} size={18} />
-          <span className="upload-title">{up.done ? t('upload.done') : up.paused ? t('upload.pausedCount', { count: up.count }) : t('upload.uploadingCount', { count: up.count })}</span>
+          <span className="upload-title">{title}</span>
         </button>
         {!up.done &&
           (up.paused ? (
@@ -59,6 +67,12 @@ export function UploadPanel() {
             <IconButton icon="pause" label={t('upload.pause')} onClick={() => uploads.pause()} />
           ))}
         {!up.done && <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />}
+        {failed > 0 && (
+          <>
+            <IconButton icon="retry" label={t('upload.retry')} onClick={() => uploads.retry()} />
+            <IconButton icon="close" label={t('buttons.close')} onClick={() => uploads.dismiss()} />
+          </>
+        )}
       </div>
       <div className="upload-summary">
         <div className="upload-bar" role="progressbar" aria-label={t('upload.progress')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={up.percent}>
