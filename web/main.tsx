@@ -1,15 +1,15 @@
 /** Start-up: theme, session, language (and captcha), then the first render. */
-import { Provider } from 'jotai';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import './styles/index.css';
-import { connectSession, restoreSession } from './actions/session.ts';
+import { AppProvider } from './app/context.tsx';
+import { createApp } from './app/create.ts';
 import { settings } from './config.ts';
 import { initI18n } from './i18n/index.ts';
 import { userLocale } from './i18n/locales.ts';
 import { applyTheme } from './lib/theme.ts';
 import { userAtom } from './state/auth.ts';
-import { store } from './state/store.ts';
+import { ErrorBoundary } from './components/ui/ErrorBoundary.tsx';
 import { App } from './routes.tsx';
 
 /** With a captcha configured, mounting waits for its script (spec §4). */
@@ -31,15 +31,18 @@ function loadRecaptcha(): Promise<void> {
 
 async function start(): Promise<void> {
   applyTheme(settings.Theme);
-  connectSession();
-  await restoreSession();
-  await initI18n(userLocale(store.get(userAtom)?.locale, navigator.languages));
+  const app = createApp();
+  app.session.connect();
+  await app.session.restore();
+  await initI18n(userLocale(app.store.get(userAtom)?.locale, navigator.languages));
   if (settings.ReCaptcha && settings.ReCaptchaHost) await loadRecaptcha();
   createRoot(document.getElementById('app')!).render(
     <StrictMode>
-      <Provider store={store}>
-        <App />
-      </Provider>
+      <AppProvider app={app}>
+        <ErrorBoundary onReset={() => app.queryClient.resetQueries()}>
+          <App />
+        </ErrorBoundary>
+      </AppProvider>
     </StrictMode>,
   );
 }

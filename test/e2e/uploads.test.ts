@@ -8,11 +8,15 @@ import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
 const KiB = 1024;
 
-/** Slows the page's uploads so that progress and abort can be seen. */
-async function throttleUploads(page: Page, bytesPerSecond: number): Promise<void> {
+/** Slows the page's uploads so that progress and abort can be seen; the returned function sets another rate (-1: none). */
+async function throttleUploads(page: Page, bytesPerSecond: number): Promise<(bytesPerSecond: number) => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: bytesPerSecond });
+  const set = async (rate: number) => {
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: rate });
+  };
+  await set(bytesPerSecond);
+  return set;
 }
 
 /** Records every overall percentage the upload panel shows. */
@@ -174,6 +178,73 @@ describe('uploads', () => {
     expect(fs.existsSync(path.join(root, 'in/big.bin'))).toBe(false);
     expect(await page.getByRole('option', { name: 'big.bin' }).count()).toBe(0);
     expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('pauses (the request in flight stops, the server keeps the offset) and resumes from there', async () => {
+    const bytes = Buffer.alloc(1024 * KiB);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = i % 251;
+    const file = path.join(src, 'paused.bin');
+    fs.writeFileSync(file, bytes);
+    const page = await browser.newPage();
+    await open(page);
+    const throttle = await throttleUploads(page, 64 * KiB);
+    const aborted: string[] = [];
+    page.on('requestfailed', (r) => {
+      if (r.method() === 'PATCH') aborted.push(r.failure()?.errorText ?? '');
+    });
+    await pick(page, 'File', file);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    // Past the first 128 KiB chunk: the server holds part of the file.
+    await expect.poll(async () => Number(await panel.getByRole('progressbar').getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(15);
+
+    await panel.getByRole('button', { name: 'Pause uploads' }).click();
+    await panel.getByText('Paused: 1').waitFor();
+    await expect.poll(() => aborted).toEqual(['net::ERR_ABORTED']);
+    const offset = async () =>
+      Number((await admin.fetch('/api/tus/in/paused.bin', { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).headers.get('Upload-Offset'));
+    const kept = await offset();
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(bytes.length);
+
+    // Resuming asks the server for the offset (HEAD) and sends only the rest.
+    const head = page.waitForRequest((r) => r.method() === 'HEAD' && r.url().includes('/api/tus/'));
+    await throttle(-1);
+    await panel.getByRole('button', { name: 'Resume uploads' }).click();
+    await head;
+    await page.getByRole('option', { name: 'paused.bin' }).waitFor();
+    expect(fs.readFileSync(path.join(root, 'in/paused.bin')).equals(bytes)).toBe(true);
+    expect(aborted).toEqual(['net::ERR_ABORTED']);
+  });
+
+  it('keeps failed uploads in the panel: Retry uploads them again, Close forgets them', async () => {
+    const file = path.join(src, 'flaky.txt');
+    fs.writeFileSync(file, 'flaky');
+    const page = await browser.newPage();
+    browser.allowConsoleError(/status of 500/);
+    await open(page);
+    let failing = true;
+    await page.route(/\/api\/tus\/in\/flaky\.txt/, (route) =>
+      failing && route.request().method() === 'POST'
+        ? route.fulfill({ status: 500, contentType: 'text/plain', body: '500 Internal Server Error: disk on fire' })
+        : route.continue(),
+    );
+    await pick(page, 'File', file);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    await panel.getByText('Failed: 1').waitFor();
+    expect(await page.getByRole('alert').first().textContent()).toContain('flaky.txt');
+
+    failing = false;
+    await panel.getByRole('button', { name: 'Retry failed uploads' }).click();
+    await page.getByRole('option', { name: 'flaky.txt' }).waitFor();
+    expect(fs.readFileSync(path.join(root, 'in/flaky.txt'), 'utf8')).toBe('flaky');
+    await expect.poll(() => panel.count()).toBe(0);
+
+    failing = true;
+    await pick(page, 'File', file);
+    await page.getByRole('dialog', { name: /./ }).getByRole('button', { name: 'Replace' }).click();
+    await panel.getByText('Failed: 1').waitFor();
+    await panel.getByRole('button', { name: 'Close' }).click();
+    await expect.poll(() => panel.count()).toBe(0);
   });
 
   it('offers no upload without the create permission', async () => {

@@ -1,8 +1,8 @@
 /** Share links: duration validation (spec §5), link building, order (spec §4 "Create share"), QR constants (§9). */
 import { describe, expect, it } from 'vitest';
-import { MAX_SHARE_DURATION, parseDuration, SHARE_UNITS, DEFAULT_SHARE_UNIT } from '../../web/lib/shareDuration.ts';
 import { parseSharePath, publicDownloadUrl, QR_LEVEL, QR_SIZE, shareUrl, sortShares } from '../../web/lib/shareLinks.ts';
-import { MAX_SHARE_DURATION as SERVER_MAX, SHARE_UNITS as SERVER_UNITS } from '../../src/api/shares.ts';
+// The share dialog uses the shared contract's rule and units directly.
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration as parseDuration, SHARE_UNIT_NAMES, SHARE_UNITS } from '../../src/api/shares.ts';
 
 describe('share duration', () => {
   it('is empty or 0 for a permanent link, else a whole number from 1 to 2147483647', () => {
@@ -16,9 +16,10 @@ describe('share duration', () => {
   });
 
   it('offers the server units, hours by default, and the server maximum', () => {
-    expect([...SHARE_UNITS]).toEqual(Object.keys(SERVER_UNITS));
+    expect(SHARE_UNIT_NAMES).toEqual(Object.keys(SHARE_UNITS));
+    expect(SHARE_UNIT_NAMES).toEqual(['seconds', 'minutes', 'hours', 'days']);
     expect(DEFAULT_SHARE_UNIT).toBe('hours');
-    expect(MAX_SHARE_DURATION).toBe(SERVER_MAX);
+    expect(MAX_SHARE_DURATION).toBe(2147483647);
   });
 });
 

@@ -1,34 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { comparator, nextSorting, sortItems } from '../../web/lib/sort.ts';
+import { nextSorting } from '../../web/lib/sort.ts';
 import { buildRows, columnsFor, rowOf } from '../../web/lib/rows.ts';
 import { conflicts, planTransfer, sameFolder } from '../../web/lib/conflicts.ts';
 
-const item = (name: string, isDir = false, size = 0, modified = '2024-01-01T00:00:00Z') => ({ name, isDir, size, modified });
-
-describe('listing order', () => {
-  const items = [item('b10.txt', false, 5), item('Zeta', true), item('a2.txt', false, 50), item('alpha', true), item('b9.txt', false, 5)];
-
-  it('puts folders first and sorts names naturally and case-insensitively, asc = A→Z', () => {
-    expect(sortItems(items, { by: 'name', asc: true }).map((i) => i.name)).toEqual(['alpha', 'Zeta', 'a2.txt', 'b9.txt', 'b10.txt']);
-    expect(sortItems(items, { by: 'name', asc: false }).map((i) => i.name)).toEqual(['Zeta', 'alpha', 'b10.txt', 'b9.txt', 'a2.txt']);
-  });
-
-  it('sorts by size (ties by name A→Z in both directions) and by date', () => {
-    expect(sortItems(items, { by: 'size', asc: true }).map((i) => i.name)).toEqual(['alpha', 'Zeta', 'b9.txt', 'b10.txt', 'a2.txt']);
-    expect(sortItems(items, { by: 'size', asc: false }).map((i) => i.name)).toEqual(['alpha', 'Zeta', 'a2.txt', 'b9.txt', 'b10.txt']);
-    const dated = [item('old', false, 0, '2020-01-01T00:00:00Z'), item('new', false, 0, '2024-01-01T00:00:00Z')];
-    expect(sortItems(dated, { by: 'modified', asc: true }).map((i) => i.name)).toEqual(['old', 'new']);
-    expect(sortItems(dated, { by: 'modified', asc: false }).map((i) => i.name)).toEqual(['new', 'old']);
-  });
-
-  it('returns a copy and leaves an already sorted list in its order', () => {
-    const sorted = sortItems(items, { by: 'name', asc: true });
-    const again = sortItems(sorted, { by: 'name', asc: true });
-    expect(again).not.toBe(sorted);
-    expect(again).toEqual(sorted);
-    expect(comparator({ by: 'name', asc: true })(item('a'), item('a'))).toBe(0);
-  });
-
+// The listing order itself is the server's (test/unit/api-files.test.ts, the listing tests and e2e/sort-order.test.ts).
+describe('sorting preference', () => {
   it('a click on the sorted column flips it; another column starts ascending', () => {
     expect(nextSorting({ by: 'name', asc: true }, 'name')).toEqual({ by: 'name', asc: false });
     expect(nextSorting({ by: 'name', asc: false }, 'size')).toEqual({ by: 'size', asc: true });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNK_SIZE, formatChunkSize, parseChunkSize } from '../../web/lib/chunkSize.ts';
 import { retryDelays } from '../../web/lib/retry.ts';
 import { etaSeconds, formatEta, itemPercent, MB, overallSpeed, progressPercent, sampleSpeed, startSpeed } from '../../web/lib/uploadProgress.ts';
-import { MAX_CONCURRENT_UPLOADS, planUpload, renameTop, topLevelNames, uniqueName, uploadType } from '../../web/lib/uploads.ts';
+import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, renameTop, topLevelNames, uniqueName, uploadType } from '../../web/lib/uploads.ts';
+import { measure } from '../../web/actions/uploadTypes.ts';
 
 describe('chunk size field', () => {
   it('parses a number with an optional decimal and unit, in multiples of 1024', () => {
@@ -128,5 +129,38 @@ describe('upload planning', () => {
     expect(uniqueName('new.txt', taken, false)).toBe('new.txt');
     expect(uniqueName('.env', new Set(['.env']), false)).toBe('.env (1)');
     expect(renameTop('tree/sub/b.txt', 'tree', 'tree (1)')).toBe('tree (1)/sub/b.txt');
+  });
+
+  it('on Continue gives each clashing top-level entry a free name beside the folder and the batch, folders without extension split', () => {
+    const picked = [{ file: 1, relativePath: 'tree.v1/a.txt' }, { file: 2, relativePath: 'a.txt' }, { file: 3, relativePath: 'b.txt' }];
+    const used = new Set(['tree.v1', 'a.txt', 'a (1).txt', 'b.txt']);
+    const rename = clashRenames(['tree.v1', 'a.txt'], used, picked, []);
+    expect([...rename]).toEqual([
+      ['tree.v1', 'tree.v1 (1)'],
+      ['a.txt', 'a (2).txt'],
+    ]);
+    expect(clashRenames(['e.d'], new Set(['e.d']), [], ['e.d/x']).get('e.d')).toBe('e.d (1)');
+    expect(renamePicked(picked, rename).map((p) => p.relativePath)).toEqual(['tree.v1 (1)/a.txt', 'a (2).txt', 'b.txt']);
+    expect(renamedPath('c/d', rename)).toBe('c/d');
+  });
+});
+
+describe('upload panel figures', () => {
+  const job = (id: number, size: number, loaded: number, isDir = false) => ({ id, name: `j${id}`, isDir, type: 'blob' as const, size, loaded });
+
+  it('counts active and queued jobs, weighs the percentage by bytes over every job, and says when paused', () => {
+    const done = job(1, 100, 100);
+    const half = { ...job(2, 300, 150), speed: { lastBytes: 0, lastTime: 0, recent: [], speed: 2 } };
+    const folder = job(3, 0, 0, true);
+    const s = measure([half, folder], 4, [done, half, folder], true);
+    expect(s.count).toBe(6);
+    expect(s.percent).toBe(63);
+    expect(s.items.map((i) => [i.id, i.progress])).toEqual([
+      [2, 50],
+      [3, 100],
+    ]);
+    expect(s.speed).toBe(2);
+    expect(s.paused).toBe(true);
+    expect(measure([], 0, [], false)).toMatchObject({ count: 0, items: [], paused: false });
   });
 });

@@ -1,7 +1,6 @@
 /** The current-password confirmation the users API asks for under json auth (docs/decisions.md "Users"). */
 import { settings } from '../config.ts';
-import { showPromptAtom } from '../state/prompts.ts';
-import { store } from '../state/store.ts';
+import type { PromptSpec } from '../state/prompts.ts';
 
 /** Thrown when the user closes the password prompt: the operation is dropped silently. */
 export class CancelledError extends Error {
@@ -16,11 +15,14 @@ export function needsCurrentPassword(): boolean {
   return settings.AuthMethod === 'json';
 }
 
-/** Asks for the signed-in user's password (undefined when not needed); rejects with CancelledError when closed. */
-export function askCurrentPassword(): Promise<string | undefined> {
+/**
+ * Asks for the signed-in user's password through `showPrompt` (undefined when not needed);
+ * rejects with CancelledError when closed.
+ */
+export function askCurrentPassword(showPrompt: (p: PromptSpec) => void): Promise<string | undefined> {
   if (!needsCurrentPassword()) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
-    store.set(showPromptAtom, {
+    showPrompt({
       name: 'currentPassword',
       props: { onDone: (p: string | null) => (p === null ? reject(new CancelledError()) : resolve(p)) },
     });

@@ -4,8 +4,8 @@ import { ApiError, configureSession, ConnectionError } from '../api/client.ts';
 import { settings } from '../config.ts';
 import { decodeToken, isExpired } from '../lib/jwt.ts';
 import { navigate } from '../lib/navigate.ts';
+import { type Store, useApp } from '../app/context.tsx';
 import { tokenAtom, userAtom } from '../state/auth.ts';
-import { store } from '../state/store.ts';
 
 const STORAGE_KEY = 'jwt';
 
@@ -13,94 +13,106 @@ function writeCookie(token: string): void {
   document.cookie = token ? `auth=${token}; Path=/; SameSite=Strict` : 'auth=; Path=/; SameSite=Strict; Max-Age=0';
 }
 
-/** Stores a token in memory, local storage and the `auth` cookie, and sets the user from its claims. */
-export function setToken(token: string): void {
-  const claims = decodeToken(token);
-  store.set(tokenAtom, token);
-  store.set(userAtom, claims.user);
-  localStorage.setItem(STORAGE_KEY, token);
-  writeCookie(token);
-}
+export type Session = ReturnType<typeof createSession>;
 
-/** Forgets the token and the user. */
-export function clearSession(): void {
-  store.set(tokenAtom, '');
-  store.set(userAtom, null);
-  localStorage.removeItem(STORAGE_KEY);
-  writeCookie('');
-}
-
-export async function login(username: string, password: string, recaptcha = ''): Promise<void> {
-  setToken(await authApi.login(username, password, recaptcha));
-}
-
-let renewing: Promise<void> | null = null;
-
-/** Renews the token once, however many responses asked for it at the same time. */
-export function renewToken(): Promise<void> {
-  renewing ??= authApi
-    .renew()
-    .then(setToken)
-    .catch(() => undefined)
-    .finally(() => {
-      renewing = null;
-    });
-  return renewing;
-}
-
-/** Logs out: revokes the token, forgets it, and goes to the login page (or the configured logout page). */
-export async function logout(): Promise<void> {
-  try {
-    await authApi.logout();
-  } catch {
-    // The token may already be invalid; the local session ends either way.
-  }
-  clearSession();
-  if (settings.LogoutPage && settings.LogoutPage !== '/login' && /^https?:\/\//.test(settings.LogoutPage)) {
-    window.location.href = settings.LogoutPage;
-    return;
-  }
-  navigate('/login');
-}
-
-/** Wires the API client to this session (tokens, renewal, 401). */
-export function connectSession(): void {
-  configureSession({
-    token: () => store.get(tokenAtom),
-    unauthorized: clearSession,
-    renew: () => void renewToken(),
-  });
-}
-
-/**
- * Start-up: no-auth and proxy instances (no login page) log in with empty credentials; otherwise
- * a stored token is renewed. A token the server refuses is forgotten; when the server cannot be
- * reached the stored token is kept so the files screen can show the connection error.
- */
-export async function restoreSession(): Promise<void> {
-  if (settings.NoAuth || !settings.LoginPage) {
-    try {
-      await login('', '');
-      return;
-    } catch {
-      // Fall through: a proxy without its header still may have a stored token.
-    }
-  }
-  const stored = localStorage.getItem(STORAGE_KEY);
-  if (!stored) return;
-  try {
-    const claims = decodeToken(stored);
-    if (isExpired(claims)) {
-      clearSession();
-      return;
-    }
-    store.set(tokenAtom, stored);
+/** The session of one app: its token and user live in the app's store. */
+export function createSession(store: Store) {
+  /** Stores a token in memory, local storage and the `auth` cookie, and sets the user from its claims. */
+  function setToken(token: string): void {
+    const claims = decodeToken(token);
+    store.set(tokenAtom, token);
     store.set(userAtom, claims.user);
-    writeCookie(stored);
-    setToken(await authApi.renew());
-  } catch (err) {
-    if (err instanceof ConnectionError) return;
-    if (err instanceof ApiError && err.status >= 500) return;
-    clearSession();
+    localStorage.setItem(STORAGE_KEY, token);
+    writeCookie(token);
   }
+
+  /** Forgets the token and the user. */
+  function clearSession(): void {
+    store.set(tokenAtom, '');
+    store.set(userAtom, null);
+    localStorage.removeItem(STORAGE_KEY);
+    writeCookie('');
+  }
+
+  async function login(username: string, password: string, recaptcha = ''): Promise<void> {
+    setToken(await authApi.login(username, password, recaptcha));
+  }
+
+  let renewing: Promise<void> | null = null;
+
+  /** Renews the token once, however many responses asked for it at the same time. */
+  function renewToken(): Promise<void> {
+    renewing ??= authApi
+      .renew()
+      .then(setToken)
+      .catch(() => undefined)
+      .finally(() => {
+        renewing = null;
+      });
+    return renewing;
+  }
+
+  /** Logs out: revokes the token, forgets it, and goes to the login page (or the configured logout page). */
+  async function logout(): Promise<void> {
+    try {
+      await authApi.logout();
+    } catch {
+      // The token may already be invalid; the local session ends either way.
+    }
+    clearSession();
+    if (settings.LogoutPage && settings.LogoutPage !== '/login' && /^https?:\/\//.test(settings.LogoutPage)) {
+      window.location.href = settings.LogoutPage;
+      return;
+    }
+    navigate('/login');
+  }
+
+  /** Wires the API client to this session (tokens, renewal, 401). */
+  function connectSession(): void {
+    configureSession({
+      token: () => store.get(tokenAtom),
+      unauthorized: clearSession,
+      renew: () => void renewToken(),
+    });
+  }
+
+  /**
+   * Start-up: no-auth and proxy instances (no login page) log in with empty credentials; otherwise
+   * a stored token is renewed. A token the server refuses is forgotten; when the server cannot be
+   * reached the stored token is kept so the files screen can show the connection error.
+   */
+  async function restoreSession(): Promise<void> {
+    if (settings.NoAuth || !settings.LoginPage) {
+      try {
+        await login('', '');
+        return;
+      } catch {
+        // Fall through: a proxy without its header still may have a stored token.
+      }
+    }
+    const stored = localStorage.getItem(STORAGE_KEY);
+    if (!stored) return;
+    try {
+      const claims = decodeToken(stored);
+      if (isExpired(claims)) {
+        clearSession();
+        return;
+      }
+      store.set(tokenAtom, stored);
+      store.set(userAtom, claims.user);
+      writeCookie(stored);
+      setToken(await authApi.renew());
+    } catch (err) {
+      if (err instanceof ConnectionError) return;
+      if (err instanceof ApiError && err.status >= 500) return;
+      clearSession();
+    }
+  }
+
+  return { setToken, clearSession, login, renewToken, logout, connect: connectSession, restore: restoreSession };
+}
+
+/** The session of the app of this component. */
+export function useSession(): Session {
+  return useApp().session;
 }

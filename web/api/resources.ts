@@ -2,7 +2,7 @@
 import { withBase } from '../config.ts';
 import { encodePath, trimSlash } from '../lib/paths.ts';
 import { request, requestJSON } from './client.ts';
-import { CHECKSUM_ALGOS, type ArchiveAlgo, type ChecksumAlgo, type FileInfoDto, type ListingDto, type UsageDto } from '../../src/api/files.ts';
+import { CHECKSUM_ALGOS, type ChecksumAlgo, type FileInfoDto, type ListingDto, type UsageDto } from '../../src/api/files.ts';
 
 /** One entry of a listing, or a file (the shared contract). */
 export type ResourceItem = FileInfoDto;
@@ -13,17 +13,6 @@ export type Resource = FileInfoDto & Partial<Omit<ListingDto, keyof FileInfoDto>
 export const CHECKSUM_ALGORITHMS = CHECKSUM_ALGOS;
 export type ChecksumAlgorithm = ChecksumAlgo;
 export type Usage = UsageDto;
-
-/** The 7 archive formats of the download prompt (spec §9): label and the server's `algo`. */
-export const ARCHIVE_FORMATS: readonly { label: string; algo: ArchiveAlgo }[] = [
-  { label: 'zip', algo: 'zip' },
-  { label: 'tar', algo: 'tar' },
-  { label: 'tar.gz', algo: 'targz' },
-  { label: 'tar.bz2', algo: 'tarbz2' },
-  { label: 'tar.xz', algo: 'tarxz' },
-  { label: 'tar.lz4', algo: 'tarlz4' },
-  { label: 'tar.sz', algo: 'tarsz' },
-];
 
 const resourceUrl = (path: string, isDir = false) => {
   const t = trimSlash(path);

@@ -2,7 +2,7 @@
 import type { ShareDto } from '../../src/api/shares.ts';
 import type { FileInfoDto, ListingDto } from '../../src/api/files.ts';
 import { encodePath, trimSlash } from '../lib/paths.ts';
-import type { ShareUnit } from '../lib/shareDuration.ts';
+import type { ShareUnit } from '../../src/api/shares.ts';
 import { request, requestJSON } from './client.ts';
 
 export type { ShareDto };

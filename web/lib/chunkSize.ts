@@ -1,4 +1,5 @@
 /** The upload chunk size field of the global settings (spec §5 "Chunk size", §9): text ↔ bytes. */
+import { parseSize } from '../../src/api/size.ts';
 
 /** Used for anything that does not parse (spec §9: 1 MiB). */
 export const DEFAULT_CHUNK_SIZE = 1024 * 1024;
@@ -13,20 +14,23 @@ const UNITS: [string, number][] = [
   ['KB', 1024],
   ['B', 1],
 ];
-const FACTOR = new Map(UNITS);
+
+/** The field's grammar (spec §5): a number with an optional decimal part and an optional unit B, K, KB … T, TB, any case. */
+const FIELD = /^\s*\d+(?:\.\d+)?\s*(?:b|kb?|mb?|gb?|tb?)?\s*$/i;
 
 /**
- * `"10MB"`, `"1.5 g"`, `"512k"`, `"4096"` → bytes: a number with an optional decimal part and
- * an optional unit (B, K, KB, M, MB, G, GB, T, TB, any case; multiples of 1024). Anything else,
- * and a size that rounds to 0 bytes, gives 1 MiB.
+ * `"10MB"`, `"1.5 g"`, `"512k"`, `"4096"` → bytes through fm's one size parser (src/api/size.ts,
+ * multiples of 1024). Anything outside the field's grammar, and a size that rounds to 0 bytes,
+ * gives 1 MiB.
  */
 export function parseChunkSize(input: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?|tb?)?\s*$/i.exec(input);
-  if (!m) return DEFAULT_CHUNK_SIZE;
-  let unit = (m[2] ?? 'B').toUpperCase();
-  if (!unit.endsWith('B')) unit += 'B';
-  const bytes = Math.round(Number(m[1]) * FACTOR.get(unit)!);
-  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : DEFAULT_CHUNK_SIZE;
+  if (!FIELD.test(input)) return DEFAULT_CHUNK_SIZE;
+  try {
+    const n = parseSize(input);
+    return n > 0 ? n : DEFAULT_CHUNK_SIZE;
+  } catch {
+    return DEFAULT_CHUNK_SIZE;
+  }
 }
 
 /**

@@ -63,3 +63,9 @@ export function sortShares<T extends Expiring>(links: readonly T[]): T[] {
     return a.expire - b.expire || (a.hash < b.hash ? -1 : a.hash > b.hash ? 1 : 0);
   });
 }
+
+/** The app link of a path inside a share (folders end with a slash): `/share/AbC/sub%20dir/`. */
+export function shareLinkHref(hash: string, path: string, isDir: boolean): string {
+  const t = trimSlash(path);
+  return `/share/${encodeURIComponent(hash)}${t === '/' ? '' : t.split('/').map(encodeURIComponent).join('/')}${isDir && t !== '/' ? '/' : ''}`;
+}

@@ -1,4 +1,5 @@
 /** Upload planning (spec §3 "Upload job", §4 "Conflicts"): job types, folder entries, conflict names. */
+import { freeName } from '../../src/api/files.ts';
 import { joinPath } from './paths.ts';
 
 /** At most this many uploads run at once (spec §9). */
@@ -65,18 +66,12 @@ export function topLevelNames(picked: readonly { relativePath: string }[], empty
 }
 
 /**
- * A free name next to `taken`, as the server picks them for rename (docs/decisions.md):
+ * A free name next to `taken`: the shared rule the server uses for rename (src/api/files.ts freeName):
  * `a.txt` → `a (1).txt`, `a.tar.gz` → `a.tar (1).gz`, a folder `d` → `d (1)`.
  */
 export function uniqueName(name: string, taken: ReadonlySet<string>, isDir: boolean): string {
-  if (!taken.has(name)) return name;
-  const dot = isDir ? -1 : name.lastIndexOf('.');
-  const stem = dot > 0 ? name.slice(0, dot) : name;
-  const ext = dot > 0 ? name.slice(dot) : '';
-  for (let i = 1; ; i++) {
-    const candidate = `${stem} (${i})${ext}`;
-    if (!taken.has(candidate)) return candidate;
-  }
+  // When every candidate is taken the server's 409 brings the conflict prompt back.
+  return freeName(name, (candidate) => taken.has(candidate), isDir) ?? name;
 }
 
 /** Replaces the first segment of a relative path (a renamed top-level entry). */
@@ -84,4 +79,30 @@ export function renameTop(relativePath: string, from: string, to: string): strin
   const parts = clean(relativePath);
   if (parts[0] === from) parts[0] = to;
   return parts.join('/');
+}
+
+/** A relative path with its top-level name renamed per `rename` (unchanged when not listed). */
+export function renamedPath(relativePath: string, rename: ReadonlyMap<string, string>): string {
+  const top = clean(relativePath)[0] ?? '';
+  const to = rename.get(top);
+  return to ? renameTop(relativePath, top, to) : relativePath;
+}
+
+export function renamePicked<F>(picked: readonly PickedFile<F>[], rename: ReadonlyMap<string, string>): PickedFile<F>[] {
+  return picked.map((p) => ({ file: p.file, relativePath: renamedPath(p.relativePath, rename) }));
+}
+
+/**
+ * Continue on an upload conflict: a free name for each clashing top-level entry, beside the
+ * `used` names (the folder's and the batch's own) and each other. Folders get no extension split.
+ */
+export function clashRenames<F>(clashing: readonly string[], used: Set<string>, picked: readonly PickedFile<F>[], emptyDirs: readonly string[]): Map<string, string> {
+  const isDirName = (n: string) => emptyDirs.some((d) => clean(d)[0] === n) || picked.some((p) => clean(p.relativePath).length > 1 && clean(p.relativePath)[0] === n);
+  const rename = new Map<string, string>();
+  for (const n of clashing) {
+    const fresh = uniqueName(n, used, isDirName(n));
+    used.add(fresh);
+    rename.set(n, fresh);
+  }
+  return rename;
 }

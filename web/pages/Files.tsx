@@ -1,25 +1,17 @@
-/** The files screen (/files/{path}): a folder listing or a single file, its header actions and keyboard shortcuts. */
-import { useAtom, useAtomValue, useSetAtom } from 'jotai';
+/** The files screen (/files/{path}): a folder listing or a single file, its header actions, keyboard shortcuts and drops. */
+import { useAtomValue, useSetAtom } from 'jotai';
 import { lazy, Suspense, useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { get, type Resource } from '../api/resources.ts';
-import { statusOf } from '../api/client.ts';
-import { copyToClipboard, currentDir, paste, takeSelectAfterReload } from '../actions/files.ts';
-import { uploadInto } from '../actions/upload.ts';
+import type { ViewMode } from '../../src/api/user.ts';
+import { useFileOps } from '../actions/files.ts';
+import { useApp } from '../app/context.tsx';
 import { can } from '../lib/perm.ts';
 import { currentAppPath } from '../lib/navigate.ts';
 import { baseName, pathFromFilesUrl, samePath } from '../lib/paths.ts';
-import { remapSelection } from '../lib/selection.ts';
-import { sortItems, type Sorting } from '../lib/sort.ts';
 import { userAtom } from '../state/auth.ts';
-import { listingAtom, loadErrorAtom, reloadAtom, type Listing as ListingData } from '../state/files.ts';
-import { loadingAtom } from '../state/layout.ts';
-import { promptsAtom, showPromptAtom } from '../state/prompts.ts';
-import { clearSelectionAtom, multipleAtom, selectedAtom } from '../state/selection.ts';
-import { searchOpenAtom } from '../state/search.ts';
+import { multipleAtom, selectedAtom } from '../state/selection.ts';
 import { showShellAtom } from '../state/shell.ts';
-import { store } from '../state/store.ts';
 import { Header, type HeaderAction } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
 import { Breadcrumbs } from '../components/files/Breadcrumbs.tsx';
@@ -27,7 +19,9 @@ import { TextView } from '../components/files/TextView.tsx';
 import { SearchButton } from '../components/search/SearchButton.tsx';
 import { fromDrop } from '../components/upload/pickFiles.ts';
 import { UploadInputs } from '../components/upload/UploadInputs.tsx';
-import { FILE_ACTIONS, runIfVisible, type ActionContext } from '../components/files/fileActions.ts';
+import { FILE_ACTIONS, type ActionContext } from '../components/files/fileActions.ts';
+import { useFileShortcuts } from '../components/files/useFileShortcuts.ts';
+import { useResource } from '../components/files/useResource.ts';
 import { Listing } from '../components/files/Listing.tsx';
 import { SelectionBar } from '../components/files/SelectionBar.tsx';
 import { nextViewMode } from '../components/files/viewMode.ts';
@@ -40,79 +34,18 @@ import { displayName } from '../lib/names.ts';
 const Preview = lazy(() => import('../components/preview/Preview.tsx'));
 const Shell = lazy(() => import('../components/shell/Shell.tsx'));
 
-const VIEW_ICONS: Record<string, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
-
-/** Sorts a loaded folder, folders first. */
-export function toListing(resource: Resource, sorting: Sorting): ListingData {
-  const items = resource.isDir ? sortItems(resource.items ?? [], sorting) : [];
-  let dirCount = 0;
-  while (dirCount < items.length && items[dirCount].isDir) dirCount++;
-  return { resource, items, dirCount };
-}
-
-function isTyping(target: EventTarget | null): boolean {
-  return target instanceof HTMLElement && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-}
-
-/** Loads the resource at the path on every navigation and reload request. */
-function useResource(path: string): void {
-  const reloadCount = useAtomValue(reloadAtom);
-  const setListing = useSetAtom(listingAtom);
-  const setError = useSetAtom(loadErrorAtom);
-  const setLoading = useSetAtom(loadingAtom);
-  const setSelected = useSetAtom(selectedAtom);
-
-  useEffect(() => {
-    const ac = new AbortController();
-    setLoading((n) => n + 1);
-    get(path, ac.signal)
-      .then((res) => {
-        const sorting = store.get(userAtom)?.sorting ?? { by: 'name', asc: true };
-        const next = toListing(res, sorting);
-        const prev = store.get(listingAtom);
-        const pick = takeSelectAfterReload();
-        if (pick) {
-          const i = next.items.findIndex((it) => it.path === pick);
-          setSelected(i >= 0 ? [i] : []);
-        } else if (prev && samePath(prev.resource.path, next.resource.path)) {
-          setSelected(remapSelection(store.get(selectedAtom), prev.items, next.items));
-        }
-        setListing(next);
-        setError(null);
-        // Multiple-selection mode ends with every (re)load (spec §4).
-        store.set(multipleAtom, false);
-      })
-      .catch((err) => {
-        if (ac.signal.aborted) return;
-        setListing(null);
-        setError(statusOf(err));
-      })
-      .finally(() => setLoading((n) => n - 1));
-    return () => ac.abort();
-  }, [path, reloadCount, setListing, setError, setLoading, setSelected]);
-
-  // Leaving the screen clears the current request.
-  useEffect(
-    () => () => {
-      setListing(null);
-      setError(null);
-    },
-    [setListing, setError],
-  );
-}
+const VIEW_ICONS: Record<ViewMode, IconName> = { list: 'viewList', mosaic: 'viewMosaic', 'mosaic gallery': 'viewGallery' };
 
 export default function FilesPage() {
   const { t } = useTranslation();
   useLocation();
   const path = pathFromFilesUrl(currentAppPath().split('?')[0]) ?? '/';
-  useResource(path);
+  const { listing, error } = useResource(path);
+  const app = useApp();
+  const ops = useFileOps();
   const user = useAtomValue(userAtom)!;
-  const listing = useAtomValue(listingAtom);
-  const error = useAtomValue(loadErrorAtom);
-  const [selected, setSelected] = useAtom(selectedAtom);
+  const selected = useAtomValue(selectedAtom);
   const multiple = useAtomValue(multipleAtom);
-  const clearSelection = useSetAtom(clearSelectionAtom);
-  const showPrompt = useSetAtom(showPromptAtom);
   const narrow = useNarrow();
   const scrollRef = useRef<HTMLDivElement>(null);
   useTitle(path === '/' ? t('sidebar.myFiles') : displayName(baseName(path)));
@@ -120,46 +53,11 @@ export default function FilesPage() {
   // While the next path loads, the previous listing stays on screen but no action applies to it.
   const current = listing !== null && samePath(listing.resource.path, path);
   const ctx: ActionContext | null = useMemo(
-    () => (listing && current ? { user, listing, selectedCount: selected.length, multiple } : null),
-    [user, listing, current, selected.length, multiple],
+    () => (listing && current ? { app, ops, user, listing, selectedCount: selected.length, multiple } : null),
+    [app, ops, user, listing, current, selected.length, multiple],
   );
 
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (store.get(promptsAtom).length > 0 || store.get(searchOpenAtom) || !ctx) return;
-      const typing = isTyping(e.target);
-      const mod = e.ctrlKey || e.metaKey;
-      if (e.key === 'F1') {
-        e.preventDefault();
-        showPrompt({ name: 'help' });
-      } else if (mod && e.key.toLowerCase() === 'f') {
-        e.preventDefault();
-        store.set(searchOpenAtom, true);
-      } else if (typing) {
-        return;
-      } else if (e.key === 'F2') {
-        if (runIfVisible('rename', ctx)) e.preventDefault();
-      } else if (e.key === 'Delete') {
-        if (runIfVisible('delete', ctx)) e.preventDefault();
-      } else if (e.key === 'Escape') {
-        clearSelection();
-      } else if (mod && e.key.toLowerCase() === 'a' && ctx.listing.resource.isDir) {
-        e.preventDefault();
-        setSelected(ctx.listing.items.map((_, i) => i));
-      } else if (mod && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x')) {
-        if (window.getSelection()?.toString()) return;
-        if (copyToClipboard(e.key.toLowerCase() === 'x')) e.preventDefault();
-      } else if (mod && e.key.toLowerCase() === 'v') {
-        e.preventDefault();
-        void paste();
-      } else if (mod && e.key.toLowerCase() === 's') {
-        e.preventDefault();
-        runIfVisible('download', ctx);
-      }
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [ctx, showPrompt, clearSelection, setSelected]);
+  useFileShortcuts(ctx);
 
   const showShell = useAtomValue(showShellAtom);
   const setShowShell = useSetAtom(showShellAtom);
@@ -197,10 +95,10 @@ export default function FilesPage() {
     if (!canUpload || !ctx) return;
     const onItem = (e.target as HTMLElement).closest<HTMLElement>('[data-dir][data-index]');
     const item = onItem ? ctx.listing.items[Number(onItem.dataset.index)] : undefined;
-    const dest = item?.isDir ? item.path : currentDir();
+    const dest = item?.isDir ? item.path : ops.currentDir();
     // The entries must be read before the event ends.
     const reading = fromDrop(e.dataTransfer);
-    void reading.then(({ picked, emptyDirs }) => uploadInto(dest, picked, emptyDirs));
+    void reading.then(({ picked, emptyDirs }) => app.uploads.uploadInto(dest, picked, emptyDirs));
   };
 
   // A preview stays up while the next file loads (previous/next), so keys and state carry on.

@@ -5,7 +5,7 @@ import { useLocation } from 'wouter';
 import { signup } from '../api/auth.ts';
 import { statusOf } from '../api/client.ts';
 import { instanceName, settings } from '../config.ts';
-import { login } from '../actions/session.ts';
+import { useSession } from '../actions/session.ts';
 import { safeRedirect } from '../lib/navigate.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
 
@@ -32,6 +32,7 @@ function failureKey(err: unknown, mode: Mode): string {
 }
 
 export default function LoginPage() {
+  const { login } = useSession();
   const { t } = useTranslation();
   const [, navigate] = useLocation();
   const [mode, setMode] = useState<Mode>('login');

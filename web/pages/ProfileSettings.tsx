@@ -3,8 +3,8 @@ import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { update } from '../api/users.ts';
-import { showError, showSuccess } from '../actions/notify.ts';
-import { renewToken } from '../actions/session.ts';
+import { useNotify } from '../actions/notify.ts';
+import { useSession } from '../actions/session.ts';
 import { settings } from '../config.ts';
 import { LOCALES, userLocale } from '../i18n/locales.ts';
 import { userAtom } from '../state/auth.ts';
@@ -14,6 +14,8 @@ import { useAction } from '../components/ui/useAction.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
 
 function ProfileCard() {
+  const { renewToken } = useSession();
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
   const [hideDotfiles, setHideDotfiles] = useState(user.hideDotfiles);
@@ -68,6 +70,7 @@ function ProfileCard() {
 }
 
 function PasswordCard() {
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
   const [current, setCurrent] = useState('');

@@ -1,10 +1,12 @@
 /** /settings/shares: the caller's share links (admins: everyone's), with delete and copy-link (spec §2 "Shares settings"). */
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { useQueryClient } from '@tanstack/react-query';
+import { keys } from '../api/queries.ts';
 import * as sharesApi from '../api/shares.ts';
 import type { ShareDto } from '../api/shares.ts';
 import * as usersApi from '../api/users.ts';
-import { showError, showSuccess } from '../actions/notify.ts';
+import { useNotify } from '../actions/notify.ts';
 import { settings } from '../config.ts';
 import { copyText } from '../lib/clipboard.ts';
 import { can } from '../lib/perm.ts';
@@ -17,20 +19,23 @@ import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { IconButton } from '../components/ui/Button.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
-import { useLoad } from '../components/ui/useLoad.ts';
+import { useServerData } from '../components/ui/useServerData.ts';
 import { displayName } from '../lib/names.ts';
 import { Name } from '../components/ui/Name.tsx';
 
 export default function SharesSettingsPage() {
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
   const showPrompt = useSetAtom(showPromptAtom);
   useTitle(t('settings.shareManagement'));
   const admin = user.perm.admin;
   const allowed = can(user, 'share');
-  const { data: links, setData: setLinks, error } = useLoad(
-    allowed
-      ? async () => {
+  const queryClient = useQueryClient();
+  const { data: links, error } = useServerData({
+    queryKey: [...keys.shares, 'owners', admin],
+    enabled: allowed,
+    queryFn: async () => {
           let list = await sharesApi.list();
           // Admins see every owner's links; the server names the owners, else they are looked up.
           if (admin && list.some((l) => !l.username)) {
@@ -38,10 +43,8 @@ export default function SharesSettingsPage() {
             list = list.map((l) => ({ ...l, username: l.username ?? names.get(l.userID) }));
           }
           return sortShares(list);
-        }
-      : undefined,
-    [admin, allowed],
-  );
+    },
+  });
 
   if (!allowed) {
     return (
@@ -65,7 +68,7 @@ export default function SharesSettingsPage() {
             showError(err);
             throw err;
           }
-          setLinks((l) => l?.filter((x) => x.hash !== link.hash) ?? null);
+          void queryClient.invalidateQueries({ queryKey: keys.shares });
           showSuccess(t('settings.shareDeleted'));
         },
       },

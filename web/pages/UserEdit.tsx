@@ -3,16 +3,17 @@
  * existing user, delete with a confirmation (spec §2 "User edit"). Sensitive changes ask for the
  * admin's own password under json auth.
  */
+import { useQueryClient } from '@tanstack/react-query';
+import { keys, settingsQuery, userQuery } from '../api/queries.ts';
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import * as settingsApi from '../api/settings.ts';
 import * as usersApi from '../api/users.ts';
 import { statusOf } from '../api/client.ts';
-import { showError, showSuccess } from '../actions/notify.ts';
+import { useNotify } from '../actions/notify.ts';
 import { askCurrentPassword } from '../actions/password.ts';
-import { renewToken } from '../actions/session.ts';
+import { useSession } from '../actions/session.ts';
 import { userAtom } from '../state/auth.ts';
 import { showPromptAtom } from '../state/prompts.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
@@ -30,11 +31,14 @@ interface Loaded {
 }
 
 export default function UserEditPage({ id: rawId }: { id: string }) {
+  const { renewToken } = useSession();
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const [, navigate] = useLocation();
   const me = useAtomValue(userAtom)!;
   const showPrompt = useSetAtom(showPromptAtom);
   const isNew = rawId === 'new';
+  const queryClient = useQueryClient();
   const id = isNew ? 0 : /^\d+$/.test(rawId) ? Number(rawId) : -1;
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [draft, setDraft] = useState<UserDraft | null>(null);
@@ -48,8 +52,9 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
     }
     let live = true;
     (async () => {
-      const s = await settingsApi.get();
-      const saved = isNew ? draftFrom(s.defaults, s.createUserDir) : draftFrom(await usersApi.get(id));
+      // Through the query cache, fetched fresh: the draft is this page's own copy.
+      const s = await queryClient.fetchQuery(settingsQuery());
+      const saved = isNew ? draftFrom(s.defaults, s.createUserDir) : draftFrom(await queryClient.fetchQuery(userQuery(id)));
       if (!live) return;
       setLoaded({ saved, exec: s.enableExec, createUserDir: s.createUserDir });
       setDraft(saved);
@@ -61,14 +66,15 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
     return () => {
       live = false;
     };
-  }, [id, isNew]);
+  }, [id, isNew, queryClient]);
 
   const save = useAction(async () => {
     if (!draft || !loaded) return;
     try {
       if (isNew) {
-        const password = await askCurrentPassword();
+        const password = await askCurrentPassword(showPrompt);
         const newId = await usersApi.create(userData(draft), password);
+        void queryClient.invalidateQueries({ queryKey: keys.users });
         showSuccess(t('settings.userCreated'));
         navigate(newId ? `/settings/users/${newId}` : '/settings/users', { replace: true });
         return;
@@ -78,9 +84,10 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
         showSuccess(t('settings.userUpdated'));
         return;
       }
-      const password = isSensitive(which) ? await askCurrentPassword() : undefined;
+      const password = isSensitive(which) ? await askCurrentPassword(showPrompt) : undefined;
       const data = userData(draft);
       await usersApi.update(id, which, Object.fromEntries(which.map((f) => [f, data[f]])), password);
+      void queryClient.invalidateQueries({ queryKey: keys.users });
       const saved = { ...draft, password: '' };
       setLoaded({ ...loaded, saved });
       setDraft(saved);
@@ -102,13 +109,14 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
         confirm: t('buttons.delete'),
         onConfirm: async () => {
           try {
-            const password = await askCurrentPassword();
+            const password = await askCurrentPassword(showPrompt);
             await usersApi.remove(id, password);
           } catch (err) {
             // 403 (the last admin, or not allowed) shows the forbidden message (spec §8).
             showError(statusOf(err) === 403 ? new Error(t('errors.forbidden')) : err);
             throw err;
           }
+          void queryClient.invalidateQueries({ queryKey: keys.users });
           showSuccess(t('settings.userDeleted'));
           navigate('/settings/users');
         },

@@ -1,17 +1,17 @@
 /** /settings/users (admins): username, admin flag, scope, an edit link per user, and a New button (spec §2 "Users list"). */
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
-import * as usersApi from '../api/users.ts';
+import { usersQuery } from '../api/queries.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useTitle } from '../components/ui/useTitle.ts';
-import { useLoad } from '../components/ui/useLoad.ts';
+import { useServerData } from '../components/ui/useServerData.ts';
 
 export default function UsersSettingsPage() {
   const { t } = useTranslation();
   useTitle(t('settings.users'));
-  const { data: users, error } = useLoad(() => usersApi.list(), []);
+  const { data: users, error } = useServerData(usersQuery());
   return (
     <SettingsPage>
       <section className="card card-wide" aria-labelledby="users-title">

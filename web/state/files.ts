@@ -1,21 +1,17 @@
-/** The resource the files screen shows, its sorted items and the reload trigger. */
+/** UI state of the files screen around the server's listing (which lives in the query cache). */
 import { atom } from 'jotai';
 import type { Resource, ResourceItem } from '../api/resources.ts';
 
 export interface Listing {
   resource: Resource;
-  /** Items sorted per the user's sorting, folders first. */
+  /** Items in the server's order (folders first, then the user's sorting). */
   items: ResourceItem[];
   /** Number of folders at the start of `items`. */
   dirCount: number;
 }
 
-/** The loaded resource for the current /files path (a listing for folders). */
-export const listingAtom = atom<Listing | null>(null);
+/** A path to select once the next listing arrives (after a rename). */
+export const selectAfterReloadAtom = atom<string | undefined>(undefined);
 
-/** The status of the last load error (0 = connection), or null. */
-export const loadErrorAtom = atom<number | null>(null);
-
-/** Bumped to ask the files screen to reload the current path. */
-export const reloadAtom = atom(0);
-export const requestReloadAtom = atom(null, (get, set) => set(reloadAtom, get(reloadAtom) + 1));
+/** What a single view does after its file was deleted (the preview moves on); null: go to the folder. */
+export const afterSingleDeleteAtom = atom<{ run: () => void } | null>(null);

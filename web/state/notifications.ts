@@ -10,16 +10,16 @@ export interface Notice {
 export const SUCCESS_MS = 1000;
 export const MAX_NOTICES = 5;
 
-let nextId = 1;
-
 export const noticesAtom = atom<Notice[]>([]);
+const nextIdAtom = atom(1);
 
 export const dismissNoticeAtom = atom(null, (get, set, id: number) => {
   set(noticesAtom, get(noticesAtom).filter((n) => n.id !== id));
 });
 
 export const pushNoticeAtom = atom(null, (get, set, n: Omit<Notice, 'id'>) => {
-  const notice = { ...n, id: nextId++ };
+  const notice = { ...n, id: get(nextIdAtom) };
+  set(nextIdAtom, notice.id + 1);
   set(noticesAtom, [...get(noticesAtom), notice].slice(-MAX_NOTICES));
   if (n.kind === 'success') setTimeout(() => set(dismissNoticeAtom, notice.id), SUCCESS_MS);
 });

@@ -5,16 +5,15 @@
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useAtom, useAtomValue } from 'jotai';
-import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { useLocaleTag } from '../../i18n/index.ts';
-import { filesUrl, samePath } from '../../lib/paths.ts';
+import { filesUrl } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { buildRows, columnsFor, rowOf, type Row } from '../../lib/rows.ts';
 import { userAtom } from '../../state/auth.ts';
 import type { Listing as ListingData } from '../../state/files.ts';
-import { clipboardAtom } from '../../state/clipboard.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { useNarrow } from '../ui/useNarrow.ts';
@@ -22,6 +21,7 @@ import { ListingItem } from './ListingItem.tsx';
 import { SortHeader } from './SortHeader.tsx';
 import { useGrowOnScroll } from './useGrowOnScroll.ts';
 import { useItemHandlers } from './useItemHandlers.ts';
+import { useCutPaths, useListMeasure } from './useListMeasure.ts';
 
 /** Items rendered before the first scroll. */
 export const INITIAL_ITEMS = 50;
@@ -43,20 +43,14 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
   const { items, dirCount } = listing;
   const mode = user.viewMode;
   const listRef = useRef<HTMLDivElement>(null);
-  const [width, setWidth] = useState(0);
   const [limit, setLimit] = useState(INITIAL_ITEMS);
   const [cursor, setCursor] = useState<number | undefined>(undefined);
-  const [scrollMargin, setScrollMargin] = useState(0);
+  const { width, scrollMargin } = useListMeasure(listRef, scrollRef);
   const focusPending = useRef(false);
   const openedByKeyboard = useRef(false);
   const selectedSet = useMemo(() => new Set(selected), [selected]);
   const canMove = can(user, 'rename');
-  const clipboard = useAtomValue(clipboardAtom);
-  // Items cut to the clipboard from this folder are shown faded until pasted.
-  const cut = useMemo(
-    () => new Set(clipboard?.key === 'x' && samePath(clipboard.path, listing.resource.path) ? clipboard.items.map((i) => i.from) : []),
-    [clipboard, listing.resource.path],
-  );
+  const cut = useCutPaths(listing.resource.path);
 
   // A new folder starts again from the top with 50 items; keyboard users keep the focus in the list.
   useEffect(() => {
@@ -68,20 +62,6 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     const id = requestAnimationFrame(() => listRef.current?.querySelector<HTMLElement>('[role=option][tabindex="0"]')?.focus({ preventScroll: true }));
     return () => cancelAnimationFrame(id);
   }, [listing.resource.path, scrollRef]);
-
-  useLayoutEffect(() => {
-    const el = listRef.current;
-    if (!el) return;
-    const measure = () => {
-      setWidth(el.clientWidth);
-      const scroller = scrollRef.current;
-      if (scroller) setScrollMargin(el.getBoundingClientRect().top - scroller.getBoundingClientRect().top + scroller.scrollTop);
-    };
-    measure();
-    const ro = new ResizeObserver(measure);
-    ro.observe(el);
-    return () => ro.disconnect();
-  }, [scrollRef]);
 
   const cols = mode === 'list' ? 1 : columnsFor(width, mode === 'mosaic' ? MOSAIC_COLUMN : narrow ? 150 : 200, GAP);
   const shown = Math.min(limit, items.length);

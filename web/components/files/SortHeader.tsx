@@ -1,12 +1,14 @@
 /** The listing's column header: name, size and last modified, each sorting on click (saved to the user). */
 import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
+import { useApp } from '../../app/context.tsx';
 import { userAtom } from '../../state/auth.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { sortBy } from './viewMode.ts';
 
 export function SortHeader() {
   const { t } = useTranslation();
+  const app = useApp();
   const sorting = useAtomValue(userAtom)?.sorting ?? { by: 'name', asc: true };
   const column = (by: string, label: string, cls: string) => {
     const active = sorting.by === by;
@@ -14,7 +16,7 @@ export function SortHeader() {
       <button
         type="button"
         className={`sort-button ${cls}${active ? ' sort-active' : ''}`}
-        onClick={() => void sortBy(by)}
+        onClick={() => void sortBy(app, by)}
         aria-label={t(`files.sortBy.${by}`)}
         aria-sort={active ? (sorting.asc ? 'ascending' : 'descending') : undefined}
         data-sort={by}

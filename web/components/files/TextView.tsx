@@ -6,8 +6,8 @@ import { useAtomValue } from 'jotai';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { rawUrl, save, type Resource } from '../../api/resources.ts';
-import { reload, startDownload } from '../../actions/files.ts';
-import { showError, showSuccess } from '../../actions/notify.ts';
+import { useFileOps, startDownload } from '../../actions/files.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { Icon } from '../ui/Icon.tsx';
@@ -17,6 +17,8 @@ import { displayName } from '../../lib/names.ts';
 import { Name } from '../ui/Name.tsx';
 
 export function TextView({ file }: { file: Resource }) {
+  const { reload } = useFileOps();
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom);
   const editable = file.type === 'text' && can(user, 'modify');

@@ -4,19 +4,21 @@
  * read this one table.
  */
 import type { TokenUser } from '../../../src/api/user.ts';
-import { copyToClipboard, download, selectedItems } from '../../actions/files.ts';
+import type { FileOps } from '../../actions/files.ts';
+import type { App } from '../../app/context.tsx';
 import { settings } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
 import { showShellAtom, toggleShellAtom } from '../../state/shell.ts';
-import { openPicker } from '../upload/UploadInputs.tsx';
+import { pickerAtom } from '../upload/UploadInputs.tsx';
 import type { Listing } from '../../state/files.ts';
-import { showPromptAtom, type PromptName } from '../../state/prompts.ts';
+import { showPromptAtom, type PromptSpec } from '../../state/prompts.ts';
 import { multipleAtom } from '../../state/selection.ts';
-import { store } from '../../state/store.ts';
 import type { IconName } from '../ui/Icon.tsx';
 import { cycleViewMode } from './viewMode.ts';
 
 export interface ActionContext {
+  app: App;
+  ops: FileOps;
   user: TokenUser;
   listing: Listing;
   selectedCount: number;
@@ -38,8 +40,8 @@ export interface FileAction {
 const isDir = (ctx: ActionContext) => ctx.listing.resource.isDir;
 /** Items acted on: the selection in a listing, the file itself on a single view. */
 const count = (ctx: ActionContext) => (isDir(ctx) ? ctx.selectedCount : 1);
-const show = (name: PromptName, props?: Record<string, unknown>) =>
-  store.set(showPromptAtom, { name, props });
+const show = (ctx: ActionContext, prompt: PromptSpec) => ctx.app.store.set(showPromptAtom, prompt);
+const selected = (ctx: ActionContext) => ctx.ops.selectedItems();
 
 export const FILE_ACTIONS: FileAction[] = [
   {
@@ -49,7 +51,7 @@ export const FILE_ACTIONS: FileAction[] = [
     selection: true,
     // The share calls also need the download permission (docs/decisions.md "Shares").
     visible: (ctx) => count(ctx) === 1 && can(ctx.user, 'share') && can(ctx.user, 'download'),
-    run: () => show('share', { item: selectedItems()[0] }),
+    run: (ctx) => show(ctx, { name: 'share', props: { item: selected(ctx)[0] } }),
   },
   {
     id: 'rename',
@@ -57,7 +59,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.rename',
     selection: true,
     visible: (ctx) => count(ctx) === 1 && can(ctx.user, 'rename'),
-    run: () => show('rename', { item: selectedItems()[0] }),
+    run: (ctx) => show(ctx, { name: 'rename', props: { item: selected(ctx)[0] } }),
   },
   {
     id: 'copy',
@@ -65,7 +67,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.copyFile',
     selection: true,
     visible: (ctx) => isDir(ctx) && ctx.selectedCount > 0 && can(ctx.user, 'create'),
-    run: () => show('copy', { items: selectedItems() }),
+    run: (ctx) => show(ctx, { name: 'copy', props: { items: selected(ctx) } }),
   },
   {
     id: 'move',
@@ -73,7 +75,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.moveFile',
     selection: true,
     visible: (ctx) => isDir(ctx) && ctx.selectedCount > 0 && can(ctx.user, 'rename'),
-    run: () => show('move', { items: selectedItems() }),
+    run: (ctx) => show(ctx, { name: 'move', props: { items: selected(ctx) } }),
   },
   {
     id: 'delete',
@@ -81,7 +83,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.delete',
     selection: true,
     visible: (ctx) => count(ctx) > 0 && can(ctx.user, 'delete'),
-    run: () => show('delete', { items: selectedItems() }),
+    run: (ctx) => show(ctx, { name: 'delete', props: { items: selected(ctx) } }),
   },
   {
     id: 'shell',
@@ -89,8 +91,8 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.shell',
     selection: false,
     visible: (ctx) => isDir(ctx) && settings.EnableExec && can(ctx.user, 'execute'),
-    run: () => store.set(toggleShellAtom),
-    pressed: () => store.get(showShellAtom),
+    run: (ctx) => ctx.app.store.set(toggleShellAtom),
+    pressed: (ctx) => ctx.app.store.get(showShellAtom),
   },
   {
     id: 'download',
@@ -98,7 +100,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.download',
     selection: true,
     visible: (ctx) => can(ctx.user, 'download'),
-    run: () => download(),
+    run: (ctx) => ctx.ops.download(),
   },
   {
     id: 'upload',
@@ -106,7 +108,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.upload',
     selection: false,
     visible: (ctx) => isDir(ctx) && can(ctx.user, 'create'),
-    run: () => show('upload', { pick: openPicker }),
+    run: (ctx) => show(ctx, { name: 'upload', props: { pick: (folder) => ctx.app.store.get(pickerAtom)?.open(folder) } }),
   },
   {
     id: 'switchView',
@@ -114,7 +116,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.switchView',
     selection: false,
     visible: (ctx) => isDir(ctx),
-    run: () => void cycleViewMode(),
+    run: (ctx) => void cycleViewMode(ctx.app),
   },
   {
     id: 'info',
@@ -122,7 +124,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.info',
     selection: true,
     visible: () => true,
-    run: (ctx) => show('info', { items: isDir(ctx) ? selectedItems() : [ctx.listing.resource], dir: isDir(ctx) ? ctx.listing.resource : undefined }),
+    run: (ctx) => show(ctx, { name: 'info', props: { items: isDir(ctx) ? selected(ctx) : [ctx.listing.resource], dir: isDir(ctx) ? ctx.listing.resource : undefined } }),
   },
   {
     id: 'selectMultiple',
@@ -130,7 +132,7 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.selectMultiple',
     selection: false,
     visible: (ctx) => isDir(ctx),
-    run: (ctx) => store.set(multipleAtom, !ctx.multiple),
+    run: (ctx) => ctx.app.store.set(multipleAtom, !ctx.multiple),
     pressed: (ctx) => ctx.multiple,
   },
 ];
@@ -145,4 +147,3 @@ export function runIfVisible(id: FileAction['id'], ctx: ActionContext): boolean 
   return true;
 }
 
-export { copyToClipboard };

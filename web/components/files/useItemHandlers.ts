@@ -2,7 +2,7 @@
 import { useAtom } from 'jotai';
 import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ResourceItem } from '../../api/resources.ts';
-import { transferTo } from '../../actions/files.ts';
+import { useFileOps } from '../../actions/files.ts';
 import { click, moveCursor, range, toggle, type LastClick } from '../../lib/selection.ts';
 import { selectedAtom } from '../../state/selection.ts';
 import type { ItemHandlers } from './ListingItem.tsx';
@@ -23,6 +23,7 @@ export interface ItemHandlerOptions {
 }
 
 export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers; dropTarget: number | undefined; endDrag(): void } {
+  const { transferTo } = useFileOps();
   const [selected, setSelected] = useAtom(selectedAtom);
   const [dropTarget, setDropTarget] = useState<number | undefined>(undefined);
   const lastClick = useRef<LastClick | undefined>(undefined);

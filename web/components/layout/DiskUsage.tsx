@@ -1,7 +1,6 @@
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { usage, type Usage } from '../../api/resources.ts';
-import { showError } from '../../actions/notify.ts';
+import { usageQuery } from '../../api/queries.ts';
+import { useServerData } from '../ui/useServerData.ts';
 import { formatSize } from '../../lib/format.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
 
@@ -9,14 +8,7 @@ import { useLocaleTag } from '../../i18n/index.ts';
 export function DiskUsage({ path }: { path: string }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
-  const [data, setData] = useState<Usage | null>(null);
-  useEffect(() => {
-    const ac = new AbortController();
-    usage(path, ac.signal).then(setData, (err) => {
-      if (!ac.signal.aborted) showError(err);
-    });
-    return () => ac.abort();
-  }, [path]);
+  const { data } = useServerData(usageQuery(path));
   if (!data || data.total <= 0) return null;
   const percent = Math.round((data.used / data.total) * 100);
   const text = t('sidebar.diskUsage', { used: formatSize(data.used, tag), total: formatSize(data.total, tag) });

@@ -2,12 +2,11 @@
 import { useAtomValue, useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { Link, useLocation } from 'wouter';
-import { currentDir } from '../../actions/files.ts';
-import { logout } from '../../actions/session.ts';
+import { useCurrentDir } from '../../actions/files.ts';
+import { useSession } from '../../actions/session.ts';
 import { PROJECT_URL, settings, showExternalLinks } from '../../config.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
-import { listingAtom } from '../../state/files.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
 import { Icon, type IconName } from '../ui/Icon.tsx';
 import { DiskUsage } from './DiskUsage.tsx';
@@ -31,13 +30,14 @@ function NavButton({ icon, label, onClick }: { icon: IconName; label: string; on
 }
 
 export function Sidebar({ open }: { open: boolean }) {
+  const { logout } = useSession();
+  const shownDir = useCurrentDir();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom);
-  const listing = useAtomValue(listingAtom);
   const showPrompt = useSetAtom(showPromptAtom);
   const [location] = useLocation();
   const onFiles = location.startsWith('/files/');
-  const usagePath = listing ? currentDir() : '/';
+  const usagePath = (onFiles ? shownDir : undefined) ?? '/';
 
   return (
     <aside className={`sidebar${open ? ' sidebar-open' : ''}`} aria-label={t('sidebar.label')}>

@@ -3,26 +3,24 @@
  * preview or full size, zoomable), TIFF family decoded in the browser, audio, video with caption
  * tracks, PDF, or the no-preview page; previous/next across the folder's media items.
  */
-import { useAtomValue } from 'jotai';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { useAtomValue, useSetAtom, useStore } from 'jotai';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
-import { get, previewUrl, rawUrl, subtitleUrl, type Resource, type ResourceItem } from '../../api/resources.ts';
-import { setAfterSingleDelete } from '../../actions/files.ts';
+import { resourceQuery } from '../../api/queries.ts';
+import type { Resource, ResourceItem } from '../../api/resources.ts';
 import { settings } from '../../config.ts';
-import { baseName, filesUrl, parentPath } from '../../lib/paths.ts';
-import { sortItems } from '../../lib/sort.ts';
-import { userAtom } from '../../state/auth.ts';
+import { filesUrl, parentPath } from '../../lib/paths.ts';
 import { promptsAtom } from '../../state/prompts.ts';
 import { searchOpenAtom } from '../../state/search.ts';
-import { store } from '../../state/store.ts';
+import { afterSingleDeleteAtom } from '../../state/files.ts';
 import type { HeaderAction } from '../layout/Header.tsx';
-import { FileView } from '../files/FileView.tsx';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import { useTitle } from '../ui/useTitle.ts';
-import { ImageViewer } from './ImageViewer.tsx';
-import { TIFF_EXTENSIONS, TiffImage } from './TiffImage.tsx';
+import { Media } from './Media.tsx';
+import { TIFF_EXTENSIONS } from './TiffImage.tsx';
 import { displayName } from '../../lib/names.ts';
 import { Name, useNameTitle } from '../ui/Name.tsx';
 
@@ -34,51 +32,9 @@ const MOUSE_THROTTLE_MS = 500;
 
 /** The folder's media items, in the user's order, for previous/next. */
 function useSiblings(path: string): ResourceItem[] {
-  const [items, setItems] = useState<ResourceItem[]>([]);
-  const dir = parentPath(path);
-  useEffect(() => {
-    const ac = new AbortController();
-    get(dir, ac.signal)
-      .then((res) => {
-        const sorting = store.get(userAtom)?.sorting ?? { by: 'name', asc: true };
-        setItems(sortItems(res.items ?? [], sorting).filter((i) => !i.isDir && MEDIA.has(i.type)));
-      })
-      .catch(() => setItems([]));
-    return () => ac.abort();
-  }, [dir]);
-  return items;
-}
-
-function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
-  const { t } = useTranslation();
-  const [failed, setFailed] = useState(false);
-  useEffect(() => setFailed(false), [file.path, fullSize]);
-  if (failed) return <FileView file={file} />;
-  if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={displayName(file.name)} />;
-  if (file.type === 'image') {
-    const src = fullSize || !settings.ResizePreview ? rawUrl(file.path, true) : previewUrl(file.path, 'big', file.modified);
-    return <ImageViewer key={`${file.path}|${fullSize}`} src={src} alt={displayName(file.name)} onError={() => setFailed(true)} />;
-  }
-  if (file.type === 'audio') {
-    return (
-      <div className="preview-audio">
-        <Icon name="audio" size={96} />
-        <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={displayName(file.name)} />
-      </div>
-    );
-  }
-  if (file.type === 'video') {
-    return (
-      <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={displayName(file.name)}>
-        {(file.subtitles ?? []).map((s, i) => (
-          <track key={s} kind="captions" src={subtitleUrl(s)} label={baseName(s)} default={i === 0} />
-        ))}
-        {t('preview.noVideo')}
-      </video>
-    );
-  }
-  if (file.type === 'pdf') return <iframe key={file.path} className="preview-pdf" src={rawUrl(file.path, true)} title={displayName(file.name)} />;
-  return <FileView file={file} />;
+  // The server sends the folder in the user's order.
+  const { data } = useQuery(resourceQuery(parentPath(path)));
+  return useMemo(() => (data?.items ?? []).filter((i) => !i.isDir && MEDIA.has(i.type)), [data]);
 }
 
 /** `path` is the file the address names: while it loads, `file` is still the previous one. */
@@ -86,6 +42,8 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
   const { t } = useTranslation();
   const [, navigate] = useLocation();
   const siblings = useSiblings(path);
+  const store = useStore();
+  const setAfterSingleDelete = useSetAtom(afterSingleDeleteAtom);
   const [fullSize, setFullSize] = useState(false);
   const [arrows, setArrows] = useState(true);
   const hovered = useRef(false);
@@ -102,10 +60,12 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
 
   // Deleting from here moves to the next item, else the previous, else back to the folder (spec §4).
   useEffect(() => {
-    setAfterSingleDelete(() => {
-      if (next) go(next);
-      else if (prev) go(prev);
-      else close();
+    setAfterSingleDelete({
+      run: () => {
+        if (next) go(next);
+        else if (prev) go(prev);
+        else close();
+      },
     });
     return () => setAfterSingleDelete(null);
   }, [next, prev, go, close]);

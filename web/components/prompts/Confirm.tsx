@@ -1,19 +1,9 @@
 /** A yes/no confirmation (delete a user, delete a share link, abort uploads): Enter confirms. */
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import { closePromptAtom } from '../../state/prompts.ts';
+import { closePromptAtom, type ConfirmProps } from '../../state/prompts.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
-
-export interface ConfirmProps {
-  title: string;
-  message: string;
-  /** Label of the confirming button. */
-  confirm: string;
-  danger?: boolean;
-  /** Runs after the prompt closed; a rejection is reported by the caller. */
-  onConfirm: () => Promise<void> | void;
-}
 
 export function ConfirmPrompt({ title, message, confirm, danger = true, onConfirm }: ConfirmProps) {
   const { t } = useTranslation();

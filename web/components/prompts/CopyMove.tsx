@@ -2,7 +2,7 @@ import { useSetAtom } from 'jotai';
 import { useCallback, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
-import { currentDir, transferTo } from '../../actions/files.ts';
+import { useFileOps } from '../../actions/files.ts';
 import { samePath } from '../../lib/paths.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
@@ -10,6 +10,7 @@ import { FolderChooser } from './FolderChooser.tsx';
 
 /** Copy or move the selection into a folder picked with the chooser (Move is disabled for the current folder). */
 export function CopyMovePrompt({ kind, items }: { kind: 'copy' | 'move'; items: ResourceItem[] }) {
+  const { currentDir, transferTo } = useFileOps();
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const [here] = useState(currentDir);

@@ -1,13 +1,14 @@
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
-import { deleteItems } from '../../actions/files.ts';
+import { useFileOps } from '../../actions/files.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
 import { displayName } from '../../lib/names.ts';
 
 /** Confirms deleting the selection; the prompt closes first, then the items go in parallel. */
 export function DeletePrompt({ items }: { items: ResourceItem[] }) {
+  const { deleteItems } = useFileOps();
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const submit = () => {

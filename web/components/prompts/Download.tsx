@@ -1,6 +1,7 @@
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import { ARCHIVE_FORMATS, archiveUrl } from '../../api/resources.ts';
+import { PROMPT_ARCHIVE_FORMATS } from '../../../src/api/files.ts';
+import { archiveUrl } from '../../api/resources.ts';
 import { startDownload } from '../../actions/files.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { CancelButton, PromptFrame } from './PromptFrame.tsx';
@@ -14,10 +15,10 @@ export function DownloadPrompt({ paths }: { paths: string[] }) {
     close();
   };
   return (
-    <PromptFrame title={t('prompts.download')} onSubmit={() => choose(ARCHIVE_FORMATS[0].algo)} buttons={<CancelButton />}>
+    <PromptFrame title={t('prompts.download')} onSubmit={() => choose(PROMPT_ARCHIVE_FORMATS[0].algo)} buttons={<CancelButton />}>
       <p>{t('prompts.downloadMessage')}</p>
       <div className="download-formats">
-        {ARCHIVE_FORMATS.map((f, i) => (
+        {PROMPT_ARCHIVE_FORMATS.map((f, i) => (
           <button key={f.algo} type="button" className="button button-flat" data-autofocus={i === 0 ? '' : undefined} onClick={() => choose(f.algo)}>
             {f.label}
           </button>

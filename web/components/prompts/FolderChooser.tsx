@@ -6,18 +6,18 @@
  * Enter runs the prompt.
  */
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { get } from '../../api/resources.ts';
-import { showError } from '../../actions/notify.ts';
+import { resourceQuery } from '../../api/queries.ts';
 import { DOUBLE_CLICK_MS } from '../../lib/selection.ts';
 import { parentPath } from '../../lib/paths.ts';
-import { compareNames } from '../../lib/sort.ts';
+import { compareNames } from '../../../src/api/files.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { Name } from '../ui/Name.tsx';
+import { useServerData } from '../ui/useServerData.ts';
 
 interface Entry {
   name: string;
@@ -29,29 +29,17 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
   const user = useAtomValue(userAtom);
   const showPrompt = useSetAtom(showPromptAtom);
   const [dir, setDir] = useState(start);
-  const [entries, setEntries] = useState<Entry[] | null>(null);
   const [selected, setSelected] = useState<string | null>(null);
   const last = useRef<{ path: string; time: number } | null>(null);
-  const [refresh, setRefresh] = useState(0);
-
-  useEffect(() => {
-    const ac = new AbortController();
-    setEntries(null);
-    get(dir, ac.signal).then(
-      (res) => {
-        const folders = (res.items ?? []).filter((i) => i.isDir).sort((a, b) => compareNames(a.name, b.name));
-        const list = folders.map((f) => ({ name: f.name, path: f.path }));
-        setEntries(dir === '/' ? list : [{ name: '..', path: parentPath(dir) }, ...list]);
-      },
-      (err) => {
-        if (!ac.signal.aborted) {
-          showError(err);
-          setEntries([]);
-        }
-      },
-    );
-    return () => ac.abort();
-  }, [dir, refresh]);
+  // A folder created from here refreshes the listing through the query cache.
+  const { data, error } = useServerData(resourceQuery(dir));
+  const entries: Entry[] | null = useMemo(() => {
+    if (error !== null) return [];
+    if (!data) return null;
+    const folders = (data.items ?? []).filter((i) => i.isDir).sort((a, b) => compareNames(a.name, b.name));
+    const list = folders.map((f) => ({ name: f.name, path: f.path }));
+    return dir === '/' ? list : [{ name: '..', path: parentPath(dir) }, ...list];
+  }, [data, error, dir]);
 
   // The destination is reported in the same event as the change, so an Enter right after a
   // click already submits the new destination.
@@ -134,7 +122,6 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
               props: {
                 dir,
                 onCreated: (path: string) => {
-                  setRefresh((n) => n + 1);
                   enter(path);
                 },
               },

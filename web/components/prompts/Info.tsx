@@ -2,7 +2,7 @@ import { useSetAtom } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { CHECKSUM_ALGORITHMS, checksum, type ChecksumAlgorithm, type Resource, type ResourceItem } from '../../api/resources.ts';
-import { showError } from '../../actions/notify.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { formatExact, formatSize } from '../../lib/format.ts';
 import { useLocaleTag } from '../../i18n/index.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
@@ -10,6 +10,7 @@ import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
 import { Name, useNameTitle } from '../ui/Name.tsx';
 
 function Checksum({ path, algo }: { path: string; algo: ChecksumAlgorithm }) {
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const [value, setValue] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);

@@ -1,8 +1,8 @@
 import { useSetAtom } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { createDir, createFile, currentDir } from '../../actions/files.ts';
-import { showError } from '../../actions/notify.ts';
+import { useFileOps } from '../../actions/files.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { validName } from '../../lib/paths.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { useAction } from '../ui/useAction.ts';
@@ -19,6 +19,8 @@ function NewItemPrompt({
   /** Called with the new folder's path instead of opening it (the folder chooser). */
   onCreated?: (path: string) => void;
 }) {
+  const { currentDir, createDir, createFile } = useFileOps();
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const [name, setName] = useState('');

@@ -1,8 +1,7 @@
 /** Renders the prompts stack over an overlay; Escape or a click on the overlay closes the top prompt, Enter submits it. */
 import { useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useRef, type ComponentType } from 'react';
-import type { ResourceItem } from '../../api/resources.ts';
-import { closePromptAtom, promptsAtom, type PromptName } from '../../state/prompts.ts';
+import { useEffect, useRef } from 'react';
+import { closePromptAtom, promptsAtom, type PromptSpec } from '../../state/prompts.ts';
 import { CopyMovePrompt } from './CopyMove.tsx';
 import { DeletePrompt } from './Delete.tsx';
 import { DownloadPrompt } from './Download.tsx';
@@ -17,29 +16,44 @@ import { CurrentPasswordPrompt } from './CurrentPassword.tsx';
 import { SharePrompt } from './Share.tsx';
 import { UploadPrompt } from './Upload.tsx';
 
-// Each prompt reads its own props; the registry only maps names to components.
-// any: each prompt declares its own props; the stack stores them untyped.
-type AnyPrompt = ComponentType<any>;
-
-const REGISTRY: Record<PromptName, AnyPrompt> = {
-  help: HelpPrompt,
-  info: InfoPrompt,
-  delete: DeletePrompt,
-  rename: RenamePrompt,
-  newFile: NewFilePrompt,
-  newDir: NewDirPrompt,
-  copy: (p: { items: ResourceItem[] }) => <CopyMovePrompt kind="copy" {...p} />,
-  move: (p: { items: ResourceItem[] }) => <CopyMovePrompt kind="move" {...p} />,
-  download: DownloadPrompt,
-  replace: ReplacePrompt,
-  replaceRename: ReplaceRenamePrompt,
-  error: ErrorPrompt,
-  success: SuccessPrompt,
-  share: SharePrompt,
-  upload: UploadPrompt,
-  currentPassword: CurrentPasswordPrompt,
-  confirm: ConfirmPrompt,
-};
+/** The component of one prompt, with the props its variant carries. */
+function PromptView({ prompt: p }: { prompt: PromptSpec }) {
+  switch (p.name) {
+    case 'help':
+      return <HelpPrompt />;
+    case 'info':
+      return <InfoPrompt {...p.props} />;
+    case 'delete':
+      return <DeletePrompt {...p.props} />;
+    case 'rename':
+      return <RenamePrompt {...p.props} />;
+    case 'newFile':
+      return <NewFilePrompt {...p.props} />;
+    case 'newDir':
+      return <NewDirPrompt {...p.props} />;
+    case 'copy':
+    case 'move':
+      return <CopyMovePrompt kind={p.name} {...p.props} />;
+    case 'download':
+      return <DownloadPrompt {...p.props} />;
+    case 'replace':
+      return <ReplacePrompt {...p.props} />;
+    case 'replaceRename':
+      return <ReplaceRenamePrompt {...p.props} />;
+    case 'error':
+      return <ErrorPrompt {...p.props} />;
+    case 'success':
+      return <SuccessPrompt {...p.props} />;
+    case 'share':
+      return <SharePrompt {...p.props} />;
+    case 'upload':
+      return <UploadPrompt {...p.props} />;
+    case 'currentPassword':
+      return <CurrentPasswordPrompt {...p.props} />;
+    case 'confirm':
+      return <ConfirmPrompt {...p.props} />;
+  }
+}
 
 const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
 
@@ -97,10 +111,9 @@ export function Prompts() {
     <div className="prompts" ref={layer}>
       <div className="overlay" onClick={() => close()} />
       {prompts.map((p, i) => {
-        const Component = REGISTRY[p.name];
         return (
           <div key={p.id} className="prompt-slot" hidden={i !== prompts.length - 1}>
-            <Component {...(p.props ?? {})} />
+            <PromptView prompt={p} />
           </div>
         );
       })}

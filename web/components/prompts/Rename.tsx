@@ -2,8 +2,8 @@ import { useSetAtom } from 'jotai';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
-import { renameItem } from '../../actions/files.ts';
-import { showError } from '../../actions/notify.ts';
+import { useFileOps } from '../../actions/files.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { displayName, editableName, hasEscapes, parseEditedName } from '../../lib/names.ts';
 import { validName } from '../../lib/paths.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
@@ -15,6 +15,8 @@ import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
  * are not UTF-8 is edited in its display form (`\xHH` for such a byte, lib/names.ts).
  */
 export function RenamePrompt({ item }: { item: ResourceItem }) {
+  const { renameItem } = useFileOps();
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const initial = editableName(item.name);

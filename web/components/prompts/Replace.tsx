@@ -1,11 +1,9 @@
 /** Conflict prompts: replace (uploads: Cancel, Continue, Replace) and replace-rename (copy, move, paste, drop: Cancel, Rename, Replace). */
 import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
-import { closePromptAtom } from '../../state/prompts.ts';
+import { closePromptAtom, type ConflictChoice as Choice } from '../../state/prompts.ts';
 import { useAction } from '../ui/useAction.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
-
-type Choice = 'rename' | 'overwrite';
 
 export function ReplaceRenamePrompt({ onChoose }: { onChoose: (choice: Choice) => Promise<void> }) {
   const { t } = useTranslation();

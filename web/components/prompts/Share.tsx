@@ -3,15 +3,17 @@
  * links, or the create form when there are none. Copy link; copy download link for one file.
  */
 import { useSetAtom } from 'jotai';
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { keys } from '../../api/queries.ts';
 import * as sharesApi from '../../api/shares.ts';
 import type { ShareDto } from '../../api/shares.ts';
-import { showError, showSuccess } from '../../actions/notify.ts';
+import { type Notifier, useNotify } from '../../actions/notify.ts';
 import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
-import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseDuration, SHARE_UNITS, type ShareUnit } from '../../lib/shareDuration.ts';
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit } from '../../../src/api/shares.ts';
 import { publicDownloadUrl, shareUrl, sortShares } from '../../lib/shareLinks.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { ShareDuration } from '../settings/ShareDuration.tsx';
@@ -21,44 +23,44 @@ import { useAction } from '../ui/useAction.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
 import { displayName } from '../../lib/names.ts';
 
-async function copy(text: string, done: string): Promise<void> {
+async function copy(text: string, done: string, notify: Notifier): Promise<void> {
   try {
     await copyText(text);
-    showSuccess(done);
+    notify.showSuccess(done);
   } catch (err) {
-    showError(err);
+    notify.showError(err);
   }
 }
 
 export function SharePrompt({ item }: { item: ResourceItem }) {
+  const notify = useNotify();
+  const { showError, showSuccess } = notify;
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
-  const [links, setLinks] = useState<ShareDto[] | null>(null);
+  const queryClient = useQueryClient();
   const [mode, setMode] = useState<'list' | 'create'>('list');
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
   const [password, setPassword] = useState('');
-  const duration = parseDuration(time);
+  const duration = parseShareDuration(time);
   const origin = window.location.origin;
 
+  const linksKey = [...keys.shares, 'path', item.path] as const;
+  const query = useQuery({ queryKey: linksKey, queryFn: () => sharesApi.forPath(item.path) });
+  const links = useMemo(() => (query.data ? sortShares(query.data) : null), [query.data]);
+  // Without links the create form comes up; a failed load closes the prompt.
   useEffect(() => {
-    let live = true;
-    sharesApi
-      .forPath(item.path)
-      .then((l) => {
-        if (!live) return;
-        setLinks(sortShares(l));
-        if (l.length === 0) setMode('create');
-      })
-      .catch((err) => {
-        if (!live) return;
-        showError(err);
-        close();
-      });
-    return () => {
-      live = false;
-    };
-  }, [item.path, close]);
+    if (query.data?.length === 0) setMode('create');
+  }, [query.data]);
+  useEffect(() => {
+    if (!query.error) return;
+    showError(query.error);
+    close();
+  }, [query.error, showError, close]);
+  const changed = (update: (links: ShareDto[]) => ShareDto[]) => {
+    queryClient.setQueryData<ShareDto[]>(linksKey, (l) => update(l ?? []));
+    void queryClient.invalidateQueries({ queryKey: keys.shares });
+  };
 
   const create = useAction(async () => {
     if (duration === undefined) return;
@@ -69,7 +71,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       throw err;
     }
-    setLinks((l) => sortShares([...(l ?? []), link]));
+    changed((l) => [...l, link]);
     // The form starts again: hours, no time, no password.
     setTime('');
     setUnit(DEFAULT_SHARE_UNIT);
@@ -84,10 +86,8 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       showError(err);
       return;
     }
+    changed((l) => l.filter((x) => x.hash !== link.hash));
     showSuccess(t('settings.shareDeleted'));
-    const rest = (links ?? []).filter((l) => l.hash !== link.hash);
-    setLinks(rest);
-    if (rest.length === 0) setMode('create');
   };
 
   const cancelCreate = () => {
@@ -147,7 +147,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
             <label className="field">
               <span>{t('prompts.shareUnit')}</span>
               <select className="input" name="unit" value={unit} onChange={(e) => setUnit(e.target.value as ShareUnit)}>
-                {SHARE_UNITS.map((u) => (
+                {SHARE_UNIT_NAMES.map((u) => (
                   <option key={u} value={u}>
                     {t(`time.${u}`)}
                   </option>
@@ -174,12 +174,12 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
                 )}
               </span>
               <span className="share-link-actions">
-                <IconButton icon="link" label={t('buttons.copyLink')} onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'))} />
+                <IconButton icon="link" label={t('buttons.copyLink')} onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)} />
                 {!item.isDir && !link.hasPassword && (
                   <IconButton
                     icon="download"
                     label={t('buttons.copyDownloadLink')}
-                    onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'))}
+                    onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'), notify)}
                   />
                 )}
                 <IconButton icon="trash" label={t('buttons.delete')} onClick={() => void remove(link)} />

@@ -7,8 +7,8 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'wouter';
 import { search, type SearchResult } from '../../api/search.ts';
-import { currentDir } from '../../actions/files.ts';
-import { showError } from '../../actions/notify.ts';
+import { useFileOps } from '../../actions/files.ts';
+import { useNotify } from '../../actions/notify.ts';
 import { filesUrl, joinPath } from '../../lib/paths.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
@@ -27,6 +27,8 @@ const TYPES: { type: string; icon: IconName; label: string }[] = [
 ];
 
 export default function SearchOverlay() {
+  const { currentDir } = useFileOps();
+  const { showError } = useNotify();
   const { t } = useTranslation();
   const setOpen = useSetAtom(searchOpenAtom);
   const [value, setValue] = useState('');

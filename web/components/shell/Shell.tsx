@@ -4,15 +4,16 @@
  * handled here; input is disabled while a command runs; history with up and down.
  */
 import { useSetAtom } from 'jotai';
-import { useEffect, useRef, useState, type KeyboardEvent, type PointerEvent as ReactPointerEvent } from 'react';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { currentDir, reload } from '../../actions/files.ts';
+import { useFileOps } from '../../actions/files.ts';
 import { withBase } from '../../config.ts';
 import { stripAnsi } from '../../lib/ansi.ts';
 import { encodePath, trimSlash } from '../../lib/paths.ts';
-import { clampShellHeight, SHELL_DEFAULT_EM, SHELL_RESIZE_THROTTLE_MS, ShellHistory, ShellStream, type ShellStatus } from '../../lib/shellProtocol.ts';
+import { ShellHistory, ShellStream, type ShellStatus } from '../../lib/shellProtocol.ts';
 import { showShellAtom } from '../../state/shell.ts';
 import { IconButton } from '../ui/Button.tsx';
+import { useShellHeight } from './useShellHeight.ts';
 
 interface Entry {
   id: number;
@@ -26,7 +27,6 @@ interface Entry {
 
 /** The scrollback keeps at most this many output lines per command. */
 const MAX_LINES = 5000;
-const DIVIDER_PX = 6;
 
 function commandUrl(dir: string): string {
   const t = trimSlash(dir);
@@ -34,23 +34,19 @@ function commandUrl(dir: string): string {
   return `${proto}//${window.location.host}${withBase(`/api/command${t === '/' ? '/' : encodePath(t)}`)}`;
 }
 
-function emPx(): number {
-  return parseFloat(getComputedStyle(document.documentElement).fontSize) || 16;
-}
-
 export default function Shell() {
+  const { currentDir, reload } = useFileOps();
   const { t } = useTranslation();
+  const { height, divider } = useShellHeight();
   const setShow = useSetAtom(showShellAtom);
   const [entries, setEntries] = useState<Entry[]>([]);
   const [input, setInput] = useState('');
   const [running, setRunning] = useState(false);
-  const [height, setHeight] = useState(() => clampShellHeight(SHELL_DEFAULT_EM * emPx(), emPx(), DIVIDER_PX, window.innerHeight));
   const history = useRef(new ShellHistory());
   const inputRef = useRef<HTMLInputElement>(null);
   const scroller = useRef<HTMLDivElement>(null);
   const socket = useRef<WebSocket | null>(null);
   const nextId = useRef(1);
-  const resize = useRef<{ startY: number; startH: number; last: number } | null>(null);
 
   useEffect(() => {
     inputRef.current?.focus();
@@ -63,19 +59,6 @@ export default function Shell() {
     const el = scroller.current;
     if (el) el.scrollTop = el.scrollHeight;
   }, [entries]);
-  // The listing keeps its last rows reachable above the panel.
-  useEffect(() => {
-    const root = document.documentElement;
-    root.style.setProperty('--shell-height', `${height}px`);
-    return () => {
-      root.style.removeProperty('--shell-height');
-    };
-  }, [height]);
-  useEffect(() => {
-    const onResize = () => setHeight((h) => clampShellHeight(h, emPx(), DIVIDER_PX, window.innerHeight));
-    window.addEventListener('resize', onResize);
-    return () => window.removeEventListener('resize', onResize);
-  }, []);
 
   const update = (id: number, fn: (e: Entry) => Entry) => setEntries((list) => list.map((e) => (e.id === id ? fn(e) : e)));
 
@@ -124,18 +107,6 @@ export default function Shell() {
     }
   };
 
-  const onResizeStart = (e: ReactPointerEvent<HTMLDivElement>) => {
-    e.currentTarget.setPointerCapture(e.pointerId);
-    resize.current = { startY: e.clientY, startH: height, last: 0 };
-  };
-  const onResizeMove = (e: ReactPointerEvent<HTMLDivElement>) => {
-    const r = resize.current;
-    if (!r) return;
-    const now = performance.now();
-    if (now - r.last < SHELL_RESIZE_THROTTLE_MS) return;
-    r.last = now;
-    setHeight(clampShellHeight(r.startH + r.startY - e.clientY, emPx(), DIVIDER_PX, window.innerHeight));
-  };
 
   const statusText = (entry: Entry): string | undefined => {
     const s = entry.status;
@@ -154,14 +125,7 @@ export default function Shell() {
         aria-orientation="horizontal"
         aria-label={t('shell.resize')}
         tabIndex={0}
-        onPointerDown={onResizeStart}
-        onPointerMove={onResizeMove}
-        onPointerUp={() => (resize.current = null)}
-        onKeyDown={(e) => {
-          const step = emPx() * 2;
-          if (e.key === 'ArrowUp') setHeight((h) => clampShellHeight(h + step, emPx(), DIVIDER_PX, window.innerHeight));
-          else if (e.key === 'ArrowDown') setHeight((h) => clampShellHeight(h - step, emPx(), DIVIDER_PX, window.innerHeight));
-        }}
+        {...divider}
       />
       <div className="shell-bar">
         <span className="shell-title">{t('shell.title')}</span>

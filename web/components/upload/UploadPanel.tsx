@@ -2,14 +2,13 @@
  * The upload panel (spec §2, §4 "Uploads"): hidden without uploads, otherwise the count, the
  * overall progress, speed and ETA, expandable to each active upload; abort-all asks first.
  */
-import { useAtomValue, useSetAtom } from 'jotai';
-import { useEffect, useRef, useState } from 'react';
+import { useSetAtom } from 'jotai';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
-import { abortAll } from '../../actions/upload.ts';
+import { useApp } from '../../app/context.tsx';
 import { useLocaleTag } from '../../i18n/index.ts';
 import { formatEta } from '../../lib/uploadProgress.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
-import { uploadAtom } from '../../state/upload.ts';
 import { iconFor } from '../files/Thumbnail.tsx';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
@@ -17,7 +16,8 @@ import { Icon } from '../ui/Icon.tsx';
 export function UploadPanel() {
   const { t } = useTranslation();
   const tag = useLocaleTag();
-  const up = useAtomValue(uploadAtom);
+  const { uploads } = useApp();
+  const up = useSyncExternalStore(uploads.subscribe, uploads.getSnapshot);
   const showPrompt = useSetAtom(showPromptAtom);
   const [open, setOpen] = useState(false);
   const ref = useRef<HTMLElement>(null);
@@ -39,20 +39,40 @@ export function UploadPanel() {
   }, [up.count > 0 || up.done === true]);
 
   if (up.count === 0 && !up.done) return null;
+  const failed = up.done && up.failed ? up.failed : 0;
+  const title = failed
+    ? t('upload.failedCount', { count: failed })
+    : up.done
+      ? t('upload.done')
+      : up.paused
+        ? t('upload.pausedCount', { count: up.count })
+        : t('upload.uploadingCount', { count: up.count });
   const speed = new Intl.NumberFormat(tag, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(up.speed);
   const confirmAbort = () =>
     showPrompt({
       name: 'confirm',
-      props: { title: t('upload.abortTitle'), message: t('upload.abortMessage'), confirm: t('upload.abort'), onConfirm: () => abortAll() },
+      props: { title: t('upload.abortTitle'), message: t('upload.abortMessage'), confirm: t('upload.abort'), onConfirm: () => uploads.abort() },
     });
   return (
     <section ref={ref} className={`upload-panel${open ? ' upload-panel-open' : ''}`} aria-label={t('upload.panel')}>
       <div className="upload-head">
         <button type="button" className="upload-toggle" aria-expanded={open} onClick={() => setOpen(!open)}>
           <Icon name={open ? 'chevronDown' : 'chevronUp'} size={18} />
-          <span className="upload-title">{up.done ? t('upload.done') : t('upload.uploadingCount', { count: up.count })}</span>
+          <span className="upload-title">{title}</span>
         </button>
+        {!up.done &&
+          (up.paused ? (
+            <IconButton icon="play" label={t('upload.resume')} onClick={() => uploads.resume()} />
+          ) : (
+            <IconButton icon="pause" label={t('upload.pause')} onClick={() => uploads.pause()} />
+          ))}
         {!up.done && <IconButton icon="close" label={t('upload.abort')} onClick={confirmAbort} />}
+        {failed > 0 && (
+          <>
+            <IconButton icon="retry" label={t('upload.retry')} onClick={() => uploads.retry()} />
+            <IconButton icon="close" label={t('buttons.close')} onClick={() => uploads.dismiss()} />
+          </>
+        )}
       </div>
       <div className="upload-summary">
         <div className="upload-bar" role="progressbar" aria-label={t('upload.progress')} aria-valuemin={0} aria-valuemax={100} aria-valuenow={up.percent}>

@@ -1,0 +1,74 @@
+/** One file through tus 1.0: the creation request, then tus-js-client (loaded on first use) for the chunks. */
+import type { DetailedError, Upload as TusUpload } from 'tus-js-client';
+import { request } from '../api/client.ts';
+import { withBase } from '../config.ts';
+import { DEFAULT_CHUNK_SIZE } from '../lib/chunkSize.ts';
+import { baseName, encodePath } from '../lib/paths.ts';
+import { retryDelays } from '../lib/retry.ts';
+import type { UploadEntry } from './uploadTypes.ts';
+
+/** The short cause of a failure: the server's answer when there is one. */
+export function causeOf(err: unknown): string {
+  const detailed = err as Partial<DetailedError>;
+  const res = detailed.originalResponse;
+  if (res) {
+    const body = (res.getBody() ?? '').trim();
+    return body || `${res.getStatus()}`;
+  }
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** What one transfer needs from the manager. */
+export interface SendOptions {
+  signal: AbortSignal;
+  /** The current token, read for every request (it may be renewed during a long upload). */
+  token(): string;
+  /** False once the upload session was aborted. */
+  current(): boolean;
+  started(upload: TusUpload): void;
+  /** While paused the transfer is made but not started (resume starts it). */
+  paused(): boolean;
+  progress(sent: number): void;
+}
+
+/** Create the upload (201 expected), then tus-js-client checks the offset and sends the chunks. */
+export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> {
+  const tusSettings = window.FM?.TusSettings;
+  if (!tusSettings) throw new Error('Tus.io settings are not defined');
+  const file = job.file!;
+  const createPath = `/api/tus${encodePath(job.path)}?override=${job.overwrite}`;
+  const res = await request(createPath, {
+    method: 'POST',
+    headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
+    signal: o.signal,
+  });
+  if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
+  // An empty file is complete at its creation.
+  if (file.size === 0) return;
+  const base = window.location.href;
+  const location = new URL(res.headers.get('Location') || withBase(`/api/tus${encodePath(job.path)}`), base).href;
+  const { Upload } = await import('tus-js-client');
+  if (!o.current()) return;
+  await new Promise<void>((resolve, reject) => {
+    const upload = new Upload(file, {
+      uploadUrl: location,
+      // When the upload URL is gone (404 on HEAD), tus-js-client creates a new upload here.
+      endpoint: new URL(withBase(createPath), base).href,
+      chunkSize: tusSettings.chunkSize > 0 ? tusSettings.chunkSize : DEFAULT_CHUNK_SIZE,
+      retryDelays: retryDelays(tusSettings.retryCount),
+      parallelUploads: 1,
+      storeFingerprintForResuming: false,
+      metadata: { filename: baseName(job.path), filetype: file.type },
+      // The token may be renewed during a long upload: read it for every request.
+      onBeforeRequest: (req) => {
+        const token = o.token();
+        if (token) req.setHeader('X-Auth', token);
+      },
+      onProgress: (sent) => o.progress(sent),
+      onSuccess: () => resolve(),
+      onError: (err) => reject(err),
+    });
+    o.started(upload);
+    if (!o.paused()) upload.start();
+  });
+}

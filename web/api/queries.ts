@@ -1,0 +1,56 @@
+/**
+ * Server data through TanStack Query: one key and one loader per thing the UI shows. Pages read
+ * with `useQuery(xxxQuery(...))`; mutations invalidate the keys they change (`invalidate`).
+ */
+import { type QueryClient, QueryClient as Client, queryOptions } from '@tanstack/react-query';
+import * as resources from './resources.ts';
+import * as settingsApi from './settings.ts';
+import * as sharesApi from './shares.ts';
+import * as usersApi from './users.ts';
+
+/** Query keys, one family per resource; a family's first element invalidates all of it. */
+export const keys = {
+  resources: ['resource'] as const,
+  resource: (path: string) => ['resource', path] as const,
+  usage: (path: string) => ['usage', path] as const,
+  users: ['users'] as const,
+  user: (id: number) => ['users', id] as const,
+  shares: ['shares'] as const,
+  settings: ['settings'] as const,
+};
+
+/** A folder (with its items, in the server's order) or a file. */
+export const resourceQuery = (path: string) =>
+  queryOptions({ queryKey: keys.resource(path), queryFn: ({ signal }) => resources.get(path, signal) });
+
+export const usageQuery = (path: string) =>
+  queryOptions({ queryKey: keys.usage(path), queryFn: ({ signal }) => resources.usage(path, signal) });
+
+export const usersQuery = () => queryOptions({ queryKey: keys.users, queryFn: () => usersApi.list() });
+
+export const userQuery = (id: number) => queryOptions({ queryKey: keys.user(id), queryFn: () => usersApi.get(id) });
+
+export const sharesQuery = () => queryOptions({ queryKey: keys.shares, queryFn: () => sharesApi.list() });
+
+export const settingsQuery = () => queryOptions({ queryKey: keys.settings, queryFn: () => settingsApi.get() });
+
+/** After a change to files: every listing and the disk usage are stale. */
+export function invalidateFiles(client: QueryClient): Promise<void> {
+  return Promise.all([
+    client.invalidateQueries({ queryKey: keys.resources }),
+    client.invalidateQueries({ queryKey: ['usage'] }),
+  ]).then(() => undefined);
+}
+
+/**
+ * The app's query client. Data is always refetched when a screen opens (staleTime 0, as the pages
+ * did before), errors are shown by the screens (no automatic retries that would delay them).
+ */
+export function createQueryClient(): QueryClient {
+  return new Client({
+    defaultOptions: {
+      queries: { retry: false, refetchOnWindowFocus: false, staleTime: 0 },
+      mutations: { retry: false },
+    },
+  });
+}

@@ -1,0 +1,57 @@
+/** The files screen's server data: the resource at its path, as a listing. */
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useSetAtom, useStore } from 'jotai';
+import { useEffect, useMemo, useRef } from 'react';
+import { statusOf } from '../../api/client.ts';
+import { resourceQuery } from '../../api/queries.ts';
+import type { Resource } from '../../api/resources.ts';
+import { samePath } from '../../lib/paths.ts';
+import { remapSelection } from '../../lib/selection.ts';
+import { selectAfterReloadAtom, type Listing as ListingData } from '../../state/files.ts';
+import { loadingAtom } from '../../state/layout.ts';
+import { multipleAtom, selectedAtom } from '../../state/selection.ts';
+
+/** A loaded folder as the listing shows it: the server's order (folders first, then the user's sorting). */
+export function toListing(resource: Resource): ListingData {
+  const items = resource.isDir ? (resource.items ?? []) : [];
+  let dirCount = 0;
+  while (dirCount < items.length && items[dirCount].isDir) dirCount++;
+  return { resource, items, dirCount };
+}
+
+/**
+ * The resource at the path (server data, kept while the next path loads). Every (re)load keeps
+ * the selection on the same items (or selects a renamed one) and ends multiple-selection mode.
+ */
+export function useResource(path: string): { listing: ListingData | null; error: number | null } {
+  const query = useQuery({ ...resourceQuery(path), placeholderData: keepPreviousData });
+  const store = useStore();
+  const setLoading = useSetAtom(loadingAtom);
+  const shown = useRef<ListingData | null>(null);
+  const listing = useMemo(() => (query.data ? toListing(query.data) : null), [query.data]);
+
+  useEffect(() => {
+    if (!query.isFetching) return;
+    setLoading((n) => n + 1);
+    return () => setLoading((n) => n - 1);
+  }, [query.isFetching, setLoading]);
+
+  useEffect(() => {
+    if (!listing || query.isPlaceholderData) return;
+    const before = shown.current;
+    shown.current = listing;
+    const pick = store.get(selectAfterReloadAtom);
+    if (pick) {
+      store.set(selectAfterReloadAtom, undefined);
+      const i = listing.items.findIndex((it) => it.path === pick);
+      store.set(selectedAtom, i >= 0 ? [i] : []);
+    } else if (before && before !== listing && samePath(before.resource.path, listing.resource.path)) {
+      store.set(selectedAtom, remapSelection(store.get(selectedAtom), before.items, listing.items));
+    }
+    // Multiple-selection mode ends with every (re)load (spec §4).
+    store.set(multipleAtom, false);
+  }, [listing, query.dataUpdatedAt, query.isPlaceholderData, store]);
+
+  if (query.isError) return { listing: null, error: statusOf(query.error) };
+  return { listing, error: null };
+}
