@@ -20,9 +20,10 @@ import type Koa from 'koa';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { FmError } from '../../errors.ts';
 import type { Services } from '../../services/index.ts';
-import { CommandRefusedError, type ProcessResult, type RunningProcess } from '../../services/exec/index.ts';
+import { CommandRefusedError, type RunningProcess } from '../../services/exec/index.ts';
 import { requestSettings, resolveUser } from '../middleware/auth.ts';
-import { errorBody } from '../middleware/errors.ts';
+import { exitFrame, rawToString, refuse, refuseUpgrade, sendFinal } from '../command-frames.ts';
+import { accessWithdrawn, type Runs, type Session, watchSession } from '../command-sessions.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext } from '../types.ts';
 import { sameOrigin } from '../origin.ts';
@@ -35,24 +36,6 @@ const PREFIX = '/api/command';
 const FIRST_FRAME_MS = 60_000;
 /** Output is paused while this much is waiting to be sent to a slow client. */
 const HIGH_WATER = 1024 * 1024;
-/** How often open sockets are checked against the database. */
-const RECHECK_MS = 250;
-
-interface Runs {
-  all: Set<RunningProcess>;
-  /** Open sockets, checked every RECHECK_MS while there are any. */
-  sessions: Set<Session>;
-  recheck?: NodeJS.Timeout;
-}
-
-interface Session {
-  ws: WebSocket;
-  ctx: FmContext;
-  userId: number;
-  /** Stops the socket's run, once it has one. */
-  stop?: () => void;
-}
-
 export interface CommandRunner {
   /** Stops every run and closes every socket (server shutdown). */
   close(): Promise<void>;
@@ -218,102 +201,4 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
   }
   if (result.error) ws.send(`fm: the command could not start (${result.error})`);
   sendFinal(ws, exitFrame(result), 1000, `exit ${result.code}`);
-}
-
-/**
- * Why this socket's user may no longer run commands, read afresh from the database (settings,
- * the user, their session), or undefined when they still may.
- */
-async function accessWithdrawn(ctx: FmContext, services: Services, userId: number): Promise<string | undefined> {
-  await services.repos.db.refresh();
-  ctx.state.settings = undefined;
-  const settings = await requestSettings(ctx);
-  if (!settings.enableExec) return 'command execution is disabled on this server';
-  try {
-    await resolveUser(ctx);
-  } catch (err) {
-    if (err instanceof FmError) return `you are no longer signed in (${err.message})`;
-    throw err;
-  }
-  const user = ctx.state.user!;
-  if (user.id !== userId) return 'you are no longer signed in (user no longer exists)';
-  if (!user.perm.admin && !user.perm.execute) return 'execute permission required';
-  return undefined;
-}
-
-/** Registers an open socket for the periodic check, which runs while any socket is open. */
-function watchSession(runs: Runs, services: Services, s: Session): void {
-  runs.sessions.add(s);
-  s.ws.on('close', () => {
-    runs.sessions.delete(s);
-    if (runs.sessions.size === 0) {
-      clearInterval(runs.recheck);
-      runs.recheck = undefined;
-    }
-  });
-  if (runs.recheck) return;
-  let busy = false;
-  runs.recheck = setInterval(() => {
-    if (busy) return;
-    busy = true;
-    void (async () => {
-      for (const open of [...runs.sessions]) {
-        if (open.ws.readyState !== open.ws.OPEN) continue;
-        const why = await accessWithdrawn(open.ctx, services, open.userId);
-        if (why) {
-          services.log.info(`command runner (${open.ctx.state.user?.username ?? open.userId}): closed: ${why}`);
-          refuse(open.ws, why);
-          open.stop?.();
-        }
-      }
-    })()
-      .catch((err: Error) => services.log.error(`command runner: ${err.message}`))
-      .finally(() => (busy = false));
-  }, RECHECK_MS);
-  runs.recheck.unref();
-}
-
-function exitFrame(r: ProcessResult): Record<string, unknown> {
-  const frame: Record<string, unknown> = { type: 'exit', code: r.code };
-  if (r.signal) frame.signal = r.signal;
-  if (r.reason) frame.reason = r.reason;
-  if (r.error) frame.error = r.error;
-  return frame;
-}
-
-/** A refusal: the message as a plain line (for clients that only print), the status frame, 1008. */
-function refuse(ws: WebSocket, message: string): void {
-  if (ws.readyState !== ws.OPEN) return;
-  ws.send(`Command not allowed: ${message}`);
-  sendFinal(ws, { type: 'refused', message }, 1008, message);
-}
-
-function sendFinal(ws: WebSocket, frame: Record<string, unknown>, code: number, reason: string): void {
-  if (ws.readyState !== ws.OPEN) return;
-  ws.send(JSON.stringify(frame));
-  ws.close(code, truncateReason(reason));
-}
-
-/** Close reasons are limited to 123 bytes. */
-function truncateReason(reason: string): string {
-  let r = reason;
-  while (Buffer.byteLength(r) > 123) r = r.slice(0, -1);
-  return r;
-}
-
-function rawToString(data: RawData): string {
-  if (Array.isArray(data)) return Buffer.concat(data).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  return data.toString('utf8');
-}
-
-/** Answers an upgrade request with a plain HTTP error and closes the connection. */
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  if (socket.destroyed) return;
-  const body = errorBody(status, message);
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status] ?? 'Error'}\r\n` +
-      'Connection: close\r\nContent-Type: text/plain; charset=utf-8\r\n' +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-  );
 }
