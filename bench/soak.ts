@@ -123,7 +123,11 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
     while (Date.now() < end) {
       const draw = Math.random();
       let acc = 0;
-      const op = MIX.find(([, share]) => (acc += share) >= draw)?.[0] ?? 'list';
+      const op =
+        MIX.find(([, share]) => {
+          acc += share;
+          return acc >= draw;
+        })?.[0] ?? 'list';
       const d = Math.floor(Math.random() * FOLDERS);
       let answer: Answer;
       if (op === 'list') answer = await request(agent, base, fm.token, 'GET', `/api/resources/tree/dir-${d}`);

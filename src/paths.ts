@@ -14,7 +14,10 @@ export function packageRoot(): string {
     const pkg = path.join(dir, 'package.json');
     if (fs.existsSync(pkg)) {
       try {
-        if (JSON.parse(fs.readFileSync(pkg, 'utf8')).name === 'fm') return (cachedRoot = dir);
+        if (JSON.parse(fs.readFileSync(pkg, 'utf8')).name === 'fm') {
+          cachedRoot = dir;
+          return dir;
+        }
       } catch {
         // keep looking upwards
       }

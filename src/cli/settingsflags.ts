@@ -2,7 +2,7 @@
  * The settings flags of `config init` and `config set`, and how they change a settings
  * record. Validation of the result is saveSettings' job (services/settings.ts).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
 import { UsageError } from '../errors.ts';
 import { parseSize } from '../api/size.ts';

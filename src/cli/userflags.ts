@@ -3,7 +3,7 @@
  * `config init` and `config set`. Only the flags that were given are applied; the rest keep
  * the value from the database (the user, or the defaults for a new user).
  */
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Permissions, type Rule, type Sorting, type ViewMode } from '../api/user.ts';
 
 /** The interface languages (spec §1); filebrowser's spellings are accepted as aliases. */

@@ -16,7 +16,7 @@ export function cleanScope(raw: string): string {
     if (seg === '..') throw new BadRequestError('scope must not contain ".."');
     segments.push(seg);
   }
-  return '/' + segments.join('/');
+  return `/${segments.join('/')}`;
 }
 
 /** The absolute folder of a scope under a root. */

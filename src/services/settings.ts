@@ -4,7 +4,7 @@
  * so a check added to `validateSettings` applies to all of them.
  */
 import { BadRequestError } from '../errors.ts';
-import { type AuthMethod, type Settings } from '../api/settings.ts';
+import type { AuthMethod, Settings } from '../api/settings.ts';
 import { SettingsSchema } from '../schemas/settings.ts';
 import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';

@@ -1,6 +1,6 @@
 /** First start: default settings, the signing key and an `admin` user with a random password. */
 import crypto from 'node:crypto';
-import { type Settings } from '../api/settings.ts';
+import type { Settings } from '../api/settings.ts';
 import { SettingsSchema } from '../schemas/settings.ts';
 import type { Repos } from './context.ts';
 import type { UserService } from './users.ts';

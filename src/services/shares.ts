@@ -18,7 +18,7 @@ import path from 'node:path';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { expireAt, type ShareRequest } from '../api/shares.ts';
 import type { Repos, Logger } from './context.ts';
-import { type Access, type Gate, type Target } from './files/gate.ts';
+import type { Access, Gate, Target } from './files/gate.ts';
 import { isWithin } from './files/paths.ts';
 import type { FileEvents } from './events.ts';
 import { cleanScope } from './scope.ts';

@@ -3,7 +3,7 @@
  * permissions, the password policy, home folders and the last-admin invariant.
  */
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import { type UserData, type UserWrite } from '../api/user.ts';
+import type { UserData, UserWrite } from '../api/user.ts';
 import { UserDataSchema } from '../schemas/user.ts';
 import type { Settings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';

@@ -10,6 +10,7 @@ import { tokenAtom, userAtom } from '../state/auth.ts';
 const STORAGE_KEY = 'jwt';
 
 function writeCookie(token: string): void {
+  // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and Safari
   document.cookie = token ? `auth=${token}; Path=/; SameSite=Strict` : 'auth=; Path=/; SameSite=Strict; Max-Age=0';
 }
 

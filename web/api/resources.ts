@@ -70,7 +70,7 @@ export async function checksum(path: string, algo: ChecksumAlgorithm): Promise<s
 
 export function usage(path: string, signal?: AbortSignal): Promise<Usage> {
   const t = trimSlash(path);
-  return requestJSON<Usage>(`/api/usage${t === '/' ? '/' : encodePath(t) + '/'}`, { signal });
+  return requestJSON<Usage>(`/api/usage${t === '/' ? '/' : `${encodePath(t)}/`}`, { signal });
 }
 
 /** The download URL of one file (authenticated by the `auth` cookie). */

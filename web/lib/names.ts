@@ -88,7 +88,7 @@ export function editableName(name: string): string {
  */
 export function parseEditedName(text: string, original: string): string {
   if (!hasEscapes(original)) return text;
-  return text.replace(/\\\\|\\x([89a-fA-F][0-9a-fA-F])/g, (m, hex: string | undefined) =>
+  return text.replace(/\\\\|\\x([89a-fA-F][0-9a-fA-F])/g, (_m, hex: string | undefined) =>
     hex === undefined ? '\\' : String.fromCharCode(ESCAPE_BASE + Number.parseInt(hex, 16)),
   );
 }

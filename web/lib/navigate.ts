@@ -14,6 +14,6 @@ export function currentAppPath(): string {
 
 /** A redirect target from a query value: only app-local paths, never another origin. */
 export function safeRedirect(value: string | null | undefined): string | undefined {
-  if (!value || !value.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
+  if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
   return value;
 }

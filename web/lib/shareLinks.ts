@@ -28,7 +28,7 @@ export interface PublicDownloadOptions {
 /** `/base/api/public/dl/{hash}/{path}?...`; prefix with an origin for an absolute link. */
 export function publicDownloadUrl(base: string, hash: string, path = '/', opts: PublicDownloadOptions = {}): string {
   const q = new URLSearchParams();
-  if (opts.files && opts.files.length) q.set('files', opts.files.map((f) => encodePath(trimSlash(f))).join(','));
+  if (opts.files?.length) q.set('files', opts.files.map((f) => encodePath(trimSlash(f))).join(','));
   if (opts.algo) q.set('algo', opts.algo);
   if (opts.inline) q.set('inline', 'true');
   if (opts.token) q.set('token', opts.token);

@@ -64,9 +64,9 @@ export default function FilesPage() {
   // Leaving the files screen closes the shell panel (spec §2).
   useEffect(() => () => setShowShell(false), [setShowShell]);
   const [dropping, setDropping] = useState(false);
-  const canUpload = can(user, 'create') && ctx !== null && ctx.listing.resource.isDir;
+  const canUpload = can(user, 'create') && ctx?.listing.resource.isDir;
 
-  const barActive = narrow && ctx !== null && ctx.listing.resource.isDir && ctx.selectedCount > 0;
+  const barActive = narrow && ctx?.listing.resource.isDir && ctx.selectedCount > 0;
   const headerActions: HeaderAction[] = ctx
     ? FILE_ACTIONS.filter((a) => a.visible(ctx) && !(barActive && a.selection)).map((a) => ({
         id: a.id,

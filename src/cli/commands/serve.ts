@@ -122,7 +122,10 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   // loop, so one registered after `listening on` could miss a SIGTERM sent right after it.
   let stopNow: ((signal: string) => void) | undefined;
   let pendingSignal: string | undefined;
-  const onSignal = (signal: string) => (stopNow ? stopNow(signal) : (pendingSignal ??= signal));
+  const onSignal = (signal: string) => {
+    if (stopNow) stopNow(signal);
+    else pendingSignal ??= signal;
+  };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
 

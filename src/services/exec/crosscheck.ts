@@ -80,7 +80,9 @@ async function compareWithMvdan(line: CommandLine): Promise<void> {
   // Offsets in sh-syntax are UTF-8 byte offsets; fm's are string indexes.
   const byteAt = byteOffsets(line.source);
   if (stmts.length !== line.statements.length) disagree(`${stmts.length} statements instead of ${line.statements.length}`);
-  line.statements.forEach((ours, i) => compareStatement(ours, stmts[i], byteAt));
+  line.statements.forEach((ours, i) => {
+    compareStatement(ours, stmts[i], byteAt);
+  });
 }
 
 function compareStatement(ours: Statement, theirs: ShStmt, byteAt: (i: number) => number): void {
@@ -98,7 +100,9 @@ function compareStatement(ours: Statement, theirs: ShStmt, byteAt: (i: number) =
   const cmd = ours.pipelines[0].commands[0];
   if (theirs.Cmd!.Pos.Offset !== byteAt(cmd.wordsStart) || theirs.Cmd!.End.Offset !== byteAt(cmd.wordsEnd)) disagree('command words');
   if (theirs.Redirs.length !== cmd.redirects.length) disagree('number of redirections');
-  cmd.redirects.forEach((r, i) => compareRedirect(r, theirs.Redirs[i], byteAt));
+  cmd.redirects.forEach((r, i) => {
+    compareRedirect(r, theirs.Redirs[i], byteAt);
+  });
 }
 
 function compareRedirect(ours: Redirect, theirs: ShRedirect, byteAt: (i: number) => number): void {

@@ -186,8 +186,7 @@ export class LineSplitter {
   push(chunk: Buffer, emit: (line: string) => void): void {
     const text = this.pending + this.decoder.write(chunk);
     let from = 0;
-    let nl: number;
-    while ((nl = text.indexOf('\n', from)) >= 0) {
+    for (let nl = text.indexOf('\n', from); nl >= 0; nl = text.indexOf('\n', from)) {
       emit(stripCR(text.slice(from, nl)));
       from = nl + 1;
     }

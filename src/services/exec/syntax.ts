@@ -104,6 +104,7 @@ function dollarReason(line: string, i: number): string {
   const next = line[i + 1] ?? '';
   if (line.startsWith('$((', i)) return 'arithmetic expansion $((...)) is not supported';
   if (next === '(') return 'command substitution $(...) is not supported';
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the message names the shell syntax
   if (next === '{') return 'parameter expansion ${...} is not supported';
   if (next === "'" || next === '"') return 'ANSI-C and locale quoting ($\'...\', $"...") are not supported';
   if (next === '[') return 'arithmetic expansion $[...] is not supported';
@@ -261,7 +262,7 @@ export function parseSubset(line: string): CommandLine {
       if (!['<', '>', '>>', '&>', '&>>', '>&', '<&'].includes(t.op)) break;
       pos++;
       const target = peek();
-      if (!target || target.kind !== 'word') refuse(`syntax error: "${t.op}" needs a file name after it`);
+      if (target?.kind !== 'word') refuse(`syntax error: "${t.op}" needs a file name after it`);
       pos++;
       const op = t.op as RedirectOp;
       if ((op === '&>' || op === '&>>') && t.fd !== undefined) refuse(`syntax error near "${t.fd}${op}"`);

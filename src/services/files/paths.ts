@@ -59,7 +59,7 @@ export function cleanPath(decoded: string): ParsedPath {
     if (byteLength(name) > MAX_NAME_BYTES) throw new BadRequestError('file name too long');
     out.push(name);
   }
-  return { path: '/' + out.join('/'), trailingSlash };
+  return { path: `/${out.join('/')}`, trailingSlash };
 }
 
 /** Validates a single new file or folder name (rename targets, uploads). */

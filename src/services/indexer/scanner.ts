@@ -12,7 +12,7 @@ import { readNamesSync } from '../files/disk/dirents.ts';
 import { hasEscapes, isSuspect, nameBytes } from '../files/disk/names.ts';
 import { lstatOrUndefined } from '../files/disk/lookup.ts';
 import type { Stats } from '../files/disk/types.ts';
-import { EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
+import { type EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
 
 /** Work units (entries) between yields to the event loop. */
 const BATCH = 2000;
@@ -62,7 +62,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
       continue;
     }
     const kids = ctx.store.children[id];
-    const known = kids && kids.length ? new Set(kids.map((k) => ctx.store.names[k])) : undefined;
+    const known = kids?.length ? new Set(kids.map((k) => ctx.store.names[k])) : undefined;
     for (const name of names) {
       if (due()) await pause(ctx.signal);
       if (isPartialName(name) || known?.has(name)) continue;

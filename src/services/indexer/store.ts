@@ -149,7 +149,7 @@ export class EntryStore {
     if (id === ROOT_ID) return '';
     const parts: string[] = [];
     for (let cur = id; cur !== ROOT_ID && cur >= 0; cur = this.parent[cur]) parts.push(this.names[cur]);
-    return '/' + parts.reverse().join('/');
+    return `/${parts.reverse().join('/')}`;
   }
 
   /** The entry at a root-relative path ("/a/b"), or -1. */

@@ -4,7 +4,7 @@
  */
 import type { Database } from '../db.ts';
 import { ConflictError, ForbiddenError, NotFoundError, BadRequestError } from '../../errors.ts';
-import { type UserData } from '../../api/user.ts';
+import type { UserData } from '../../api/user.ts';
 import { UserDataSchema } from '../../schemas/user.ts';
 
 /** A stored user: the wire fields (password = bcrypt hash) plus bookkeeping. */

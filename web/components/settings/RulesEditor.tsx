@@ -17,6 +17,7 @@ export function RulesEditor({ rules, onChange }: { rules: Rule[]; onChange: (rul
       {rules.length === 0 && <p className="card-muted">{t('settings.noRules')}</p>}
       <ol className="rules-list">
         {rules.map((rule, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a rule is its position in the list (two rules may be equal)
           <li key={i} className="rule">
             <select
               className="input rule-allow"

@@ -8,6 +8,7 @@ export function Name({ name }: { name: string }) {
   return (
     <>
       {nameParts(name).map((p, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one name, in order; they never move
         <Fragment key={i}>{p.byte === undefined ? p.text : <span className="name-byte">{p.text}</span>}</Fragment>
       ))}
     </>

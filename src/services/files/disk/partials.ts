@@ -78,7 +78,10 @@ export class PartialJournal {
     }
     const name = `${PARTIAL_PREFIX}${this.run}-${crypto.randomBytes(8).toString('hex')}`;
     let names = this.held.get(dirReal);
-    if (!names) this.held.set(dirReal, (names = new Set()));
+    if (!names) {
+      names = new Set();
+      this.held.set(dirReal, names);
+    }
     names.add(name);
     return {
       name,
