@@ -227,7 +227,7 @@ function envFlag(name: string): boolean {
 }
 
 /** Parses a byte count such as 1048576, 512K, 10M or 1G. */
-function parseSize(raw: string): number {
+export function parseSize(raw: string): number {
   const m = /^\s*(\d+)\s*([KMG]i?B?|B)?\s*$/i.exec(raw);
   if (!m) throw new UsageError(`invalid size "${raw}" (use e.g. 10M, 512K or a number of bytes)`);
   const unit = (m[2] ?? '').toUpperCase()[0];
@@ -236,7 +236,7 @@ function parseSize(raw: string): number {
   return n;
 }
 
-function normalizeBaseURL(raw: string): string {
+export function normalizeBaseURL(raw: string): string {
   const trimmed = raw.trim().replace(/\/+$/, '');
   if (!trimmed) return '';
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new UsageError(`invalid base URL "${raw}" (use a path such as /fm)`);
