@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
+import type { ServeOptions as ServeFlags } from '../../src/cli/commands/serve.ts';
 import type { DiskSpace } from '../../src/services/uploads/disk.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -42,25 +43,6 @@ export interface StartOptions {
 
 export function tempDir(prefix = 'fm-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
-
-interface ServeFlags {
-  address: string;
-  baseurl: string;
-  cert?: string;
-  key?: string;
-  log: string;
-  noauth?: boolean;
-  tokenExpiration: string;
-  authHeader?: string;
-  trustedProxies: string;
-  allowedHosts: string;
-  signupLimit: string;
-  index: boolean;
-  cacheDir?: string;
-  execTimeout: string;
-  execMaxOutput: string;
-  execUnsandboxed?: boolean;
 }
 
 /** Parses `fm serve` arguments with fm's own command tree, without running the action. */

@@ -9,7 +9,7 @@ import { VERSION } from '../../version.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
-interface ServeOptions {
+export interface ServeOptions {
   root?: string;
   address: string;
   port: string;
