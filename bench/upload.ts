@@ -10,7 +10,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { adminClient, startFm } from '../test/helpers/server.ts';
+import { adminClient } from '../test/helpers/server.ts';
+import { spawnFm } from '../test/helpers/spawn.ts';
 import { median } from './lib.ts';
 
 const MiB = 1024 * 1024;
@@ -125,7 +126,8 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
   const buf = Buffer.alloc(chunk);
   for (let i = 0; i < buf.length; i += 4) buf.writeUInt32LE((i * 2654435761) >>> 0, i);
 
-  const fm = await startFm({ root, home, args: ['--log', 'off'] });
+  // A process of its own: its memory is measured.
+  const fm = await spawnFm({ root, home, args: ['--log', 'off'] });
   try {
     const admin = await adminClient(fm);
     const pid = fm.child.pid!;

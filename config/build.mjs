@@ -121,4 +121,6 @@ function precompress(dir) {
 fs.mkdirSync(dist, { recursive: true });
 await Promise.all([buildServer(), buildWeb()]);
 precompress(webOut);
+// When this build started: test/global-setup.ts rebuilds when a source is newer than this.
+fs.writeFileSync(path.join(dist, 'build-stamp'), `${started}\n`);
 console.log(`fm: built dist/ in ${Date.now() - started} ms`);

@@ -18,6 +18,7 @@ import { DEFAULT_LIMITS, ExecService, Sandbox, validateExecSettings, type ExecLi
 import { ExecHookRunner } from './exec/hooks.ts';
 import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
+import type { DiskSpace } from './uploads/disk.ts';
 
 export interface ServiceOptions {
   /**
@@ -37,6 +38,8 @@ export interface ServiceOptions {
   exec?: Partial<ExecLimits>;
   /** Where bwrap is (default: looked up in PATH) and whether to run unsandboxed (`--exec-unsandboxed`). */
   sandbox?: SandboxOptions;
+  /** Where uploads read the free disk space (default: statfs; tests give a small figure). */
+  diskSpace?: DiskSpace;
 }
 
 export interface Services {

@@ -1,12 +1,15 @@
 /**
- * Starts a real `fm serve` (the built bin/fm.js) on port 0 with a temporary root and database,
- * and gives typed helpers to call it. Every integration test goes through this.
+ * Starts fm in this process, from src/, on port 0 with a temporary root and database, and gives
+ * typed helpers to call it. Integration and browser tests go through this; the few that are
+ * about the `fm serve` process itself use spawnFm (spawn.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Command } from 'commander';
+import type { ServeOptions as ServeFlags } from '../../src/cli/commands/serve.ts';
+import type { DiskSpace } from '../../src/services/uploads/disk.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FM_BIN = path.join(PROJECT_ROOT, 'bin', 'fm.js');
@@ -19,87 +22,156 @@ export interface FmServer {
   home: string;
   dbFile: string;
   adminPassword: string;
-  /** Everything the server printed so far. */
+  /** Everything the server printed so far (start-up lines, warnings, errors, the request log). */
   output(): string;
-  child: ChildProcess;
-  /** SIGTERM and wait for exit; returns the exit code. */
+  /** The process serving (this one for an in-process server): its children and open files. */
+  pid: number;
+  /** Stops the server and waits until it is closed; returns the exit code (0 in process). */
   stop(): Promise<number | null>;
-  /** SIGKILL (simulates a crash). */
-  kill(): Promise<void>;
 }
 
 export interface StartOptions {
   root?: string;
   home?: string;
+  /** `fm serve` flags, parsed by fm's own command definition. */
   args?: string[];
-  env?: Record<string, string>;
   /** Keep the temp folders after stop (for restart tests). */
   keep?: boolean;
+  /** Free space the upload service sees (default: statfs of the real disk). */
+  diskSpace?: DiskSpace;
 }
-
-const started = new Set<FmServer>();
-process.on('exit', () => {
-  for (const s of started) s.child.kill('SIGKILL');
-});
 
 export function tempDir(prefix = 'fm-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Runs `fm serve` and waits for its `listening on` line. */
+/** Parses `fm serve` arguments with fm's own command tree, without running the action. */
+async function parseServeArgs(argv: string[]): Promise<{ root: string; flags: ServeFlags; cmd: Command }> {
+  const { buildProgram } = await import('../../src/cli/index.ts');
+  const program = buildProgram().exitOverride();
+  const serve = program.commands.find((c) => c.name() === 'serve')!.exitOverride();
+  let parsed: { root: string; flags: ServeFlags; cmd: Command } | undefined;
+  serve.action((root: string, flags: ServeFlags, cmd: Command) => {
+    parsed = { root, flags, cmd };
+  });
+  await program.parseAsync(['serve', ...argv], { from: 'user' });
+  return parsed!;
+}
+
+/**
+ * Assembles fm as `fm serve` does (src/cli/commands/serve.ts) — database, services, first-start
+ * settings and admin, the sandbox check, the web bundle from dist/web, startServer — with every
+ * line it would print captured for `output()`. No signal handler is installed; stop() closes the
+ * server, the services (their timers and workers) and the database.
+ */
 export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
+  const [{ openDatabase }, { createServices, shutdownServices }, setup, { provisioningProblem }, { startServer }, { loadWebBundle }, { parseDuration }, { databasePath }, { VERSION }, serveCli, { parseSize }] =
+    await Promise.all([
+      import('../../src/storage/db.ts'),
+      import('../../src/services/index.ts'),
+      import('../../src/services/setup.ts'),
+      import('../../src/services/settings.ts'),
+      import('../../src/server/start.ts'),
+      import('../../src/server/routes/static.ts'),
+      import('../../src/services/duration.ts'),
+      import('../../src/cli/run.ts'),
+      import('../../src/version.ts'),
+      import('../../src/cli/commands/serve.ts'),
+      import('../../src/api/size.ts'),
+    ]);
   const home = opts.home ?? tempDir();
-  const root = opts.root ?? path.join(home, 'root');
-  fs.mkdirSync(root, { recursive: true });
-  const dbFile = path.join(home, 'fm.db');
-  const child = spawn(process.execPath, [FM_BIN, 'serve', root, '--port', '0', '--database', dbFile, ...(opts.args ?? [])], {
-    env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const rootDir = opts.root ?? path.join(home, 'root');
+  fs.mkdirSync(rootDir, { recursive: true });
+  const { root, flags, cmd } = await parseServeArgs([rootDir, '--port', '0', '--database', path.join(home, 'fm.db'), ...(opts.args ?? [])]);
+  if (!['stdout', 'off'].includes(flags.log)) throw new Error(`startFm: --log ${flags.log} needs the real process (spawnFm)`);
+
   let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`fm serve did not start:\n${out}`)), 20_000);
-    const onData = () => {
-      const m = /listening on (\S+)\n/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout!.off('data', onData);
-        resolve(m[1]);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`fm serve exited with ${code}:\n${out}`));
-    });
-  });
-  const adminPassword = /password: (\S+)/.exec(out)?.[1] ?? '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const server: FmServer = {
-    url,
-    root,
-    home,
-    dbFile,
-    adminPassword,
-    child,
-    output: () => out,
-    async stop() {
-      started.delete(server);
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const code = await exited;
-      if (!opts.keep && !opts.home) fs.rmSync(home, { recursive: true, force: true });
-      return code;
+  const print = (line: string) => {
+    out += `${line}\n`;
+  };
+  const log = { info: print, warn: (m: string) => print(`warning: ${m}`), error: (m: string) => print(`error: ${m}`) };
+  // Node's warnings (e.g. a failed listing worker) went to the process's stderr.
+  const onWarning = (w: Error) => print(`(node) ${w.name}: ${w.message}`);
+  process.on('warning', onWarning);
+
+  const realRoot = fs.realpathSync(root);
+  const db = await openDatabase(databasePath(cmd));
+  print(`fm ${VERSION}`);
+  print(`database: ${db.file}`);
+  print(`root: ${realRoot}`);
+  const services = createServices(db, {
+    root: realRoot,
+    tokenLifetime: parseDuration(flags.tokenExpiration),
+    auth: {
+      noauth: Boolean(flags.noauth),
+      authHeader: flags.authHeader,
+      trustedProxies: splitList(flags.trustedProxies),
+      signupLimit: Number(flags.signupLimit),
     },
-    async kill() {
-      started.delete(server);
-      child.kill('SIGKILL');
-      await exited;
+    log,
+    dataDir: path.dirname(db.file),
+    cacheDir: flags.cacheDir ? path.resolve(flags.cacheDir) : undefined,
+    exec: { timeoutMs: parseDuration(flags.execTimeout) * 1000, maxOutputBytes: parseSize(flags.execMaxOutput) },
+    sandbox: { unsandboxed: Boolean(flags.execUnsandboxed) },
+    diskSpace: opts.diskSpace,
+  });
+  const settings = await setup.ensureSettings(services.repos);
+  if (services.exec.sandbox.unsandboxed) log.warn('--exec-unsandboxed: commands and hooks run WITHOUT a sandbox, with every right fm has (see docs/exec.md)');
+  else if (settings.enableExec || settings.authMethod === 'hook') {
+    const refusal = await services.exec.sandbox.refusal();
+    if (refusal) throw new Error(`startFm: the sandbox is needed but ${refusal}`);
+  }
+  const admin = await setup.ensureAdmin(services.repos, services.users);
+  if (admin) print(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
+  const provisioning = provisioningProblem(settings, services.auth.method(settings));
+  if (provisioning) log.warn(provisioning);
+
+  const running = await startServer(services, {
+    address: flags.address,
+    port: 0,
+    baseURL: serveCli.normalizeBaseURL(flags.baseurl),
+    version: VERSION,
+    web: loadWebBundle(path.join(PROJECT_ROOT, 'dist', 'web')),
+    cert: flags.cert,
+    key: flags.key,
+    allowedHosts: splitList(flags.allowedHosts),
+    requestLog: flags.log === 'off' ? undefined : print,
+  });
+  print(`listening on ${running.url}`);
+  services.uploads.start();
+  if (flags.index) {
+    void services.searchIndex.start();
+    services.closers.push(() => services.searchIndex.close());
+  }
+
+  let stopped: Promise<number> | undefined;
+  return {
+    url: running.url,
+    root: rootDir,
+    home,
+    dbFile: db.file,
+    adminPassword: admin?.password ?? '',
+    pid: process.pid,
+    output: () => out,
+    stop() {
+      stopped ??= (async () => {
+        await running.close();
+        await shutdownServices(services);
+        await db.close();
+        process.off('warning', onWarning);
+        if (!opts.keep && !opts.home) fs.rmSync(home, { recursive: true, force: true });
+        return 0;
+      })();
+      return stopped;
     },
   };
-  started.add(server);
-  return server;
+}
+
+function splitList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** A small typed client over fetch for one server. */

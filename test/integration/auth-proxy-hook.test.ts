@@ -58,7 +58,9 @@ describe('AUTH hook names match exactly, and a hook login never changes an exist
   beforeAll(async () => {
     fm = await startFm();
     admin = await adminClient(fm);
-    await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${process.execPath} ${HOOK}` } }));
+    // The hook is this Node: Node 24 cannot start under the default 1 GiB address-space limit
+    // of the sandbox (V8 reserves more), so this instance allows 4 GiB.
+    await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', execMaxMemory: 4 * 1024 ** 3, auth: { ...s.auth, command: `${process.execPath} ${HOOK}` } }));
   });
   afterAll(async () => {
     await fm.stop();

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFm, type FmServer } from '../helpers/server.ts';
+import { spawnFm } from '../helpers/spawn.ts';
 import { rawRequest, type RawResponse } from '../helpers/http-raw.ts';
 
 const EVIL = 'https://evil.example';
@@ -196,7 +197,7 @@ describe('AUTH --allowed-hosts', () => {
   });
 
   it('takes the list from FM_ALLOWED_HOSTS too', async () => {
-    const other = await startFm({ env: { FM_ALLOWED_HOSTS: 'env.example' } });
+    const other = await spawnFm({ env: { FM_ALLOWED_HOSTS: 'env.example' } });
     try {
       expect((await rawRequest(other.url, { path: '/', headers: { Host: 'env.example' } })).status).toBe(200);
       expect((await rawRequest(other.url, { path: '/', headers: { Host: 'files.example.com' } })).status).toBe(421);

@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
-import { adminClient, startFm, tempDir, type FmServer } from '../helpers/server.ts';
+import { adminClient, tempDir } from '../helpers/server.ts';
+import { spawnFm, type SpawnedFm } from '../helpers/spawn.ts';
 import { putSettings, runCommand, setSettings } from './exec-helpers.ts';
 
 describe('exec without bubblewrap', () => {
@@ -15,7 +16,7 @@ describe('exec without bubblewrap', () => {
   let db: string;
   /** A PATH with no bwrap in it (fm finds node by its own path, not through PATH). */
   let noBwrap: string;
-  const servers: FmServer[] = [];
+  const servers: SpawnedFm[] = [];
 
   beforeAll(() => {
     home = tempDir('fm-nobwrap-');
@@ -53,8 +54,8 @@ describe('exec without bubblewrap', () => {
   });
 
   it('SANDBOX: fm serve with exec on refuses to start without bubblewrap; --exec-unsandboxed starts it, with a warning', async () => {
-    await expect(startFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap } })).rejects.toThrow(/exited with 1[\s\S]*install the Debian package bubblewrap/);
-    const fm = await startFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap }, args: ['--exec-unsandboxed'] });
+    await expect(spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap } })).rejects.toThrow(/exited with 1[\s\S]*install the Debian package bubblewrap/);
+    const fm = await spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap }, args: ['--exec-unsandboxed'] });
     servers.push(fm);
     expect(fm.output()).toMatch(/warning: --exec-unsandboxed: commands and hooks run WITHOUT a sandbox/);
     // The admin password was printed by an earlier start of this database: use the CLI's user instead.
@@ -66,7 +67,7 @@ describe('exec without bubblewrap', () => {
   });
 
   it('SANDBOX: PUT /api/settings turning exec on answers 400 without bubblewrap', async () => {
-    const fm = await startFm({ env: { PATH: noBwrap } });
+    const fm = await spawnFm({ env: { PATH: noBwrap } });
     servers.push(fm);
     const admin = await adminClient(fm);
     const res = await putSettings(admin, { enableExec: true });
@@ -78,7 +79,7 @@ describe('exec without bubblewrap', () => {
   });
 });
 
-async function loginAs(fm: FmServer, username: string): Promise<string> {
+async function loginAs(fm: SpawnedFm, username: string): Promise<string> {
   const res = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username, password: 'a-long-test-password-1' }) });
   expect(res.status).toBe(200);
   return res.text();

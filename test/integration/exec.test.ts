@@ -12,6 +12,8 @@ import type WebSocket from 'ws';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 import { expectRefused, putSettings, runCommand, setSettings, sleepPids, waitFor } from './exec-helpers.ts';
 
+/** Variables in the server's environment that commands must not see. */
+const SERVER_SECRETS = { FM_SECRET_FOR_TEST: 'do-not-leak', AWS_SECRET_ACCESS_KEY: 'nope' };
 const ALLOWED = ['echo', 'printf', 'ls', 'cat', 'sleep', 'printenv', 'grep', 'true', 'false', 'pwd'];
 
 describe('command runner', () => {
@@ -24,7 +26,9 @@ describe('command runner', () => {
 
   beforeAll(async () => {
     // The root lives outside the database's folder (fm never serves its own data folder).
-    fm = await startFm({ root: tempDir('fm-exec-root-'), env: { FM_SECRET_FOR_TEST: 'do-not-leak', AWS_SECRET_ACCESS_KEY: 'nope' } });
+    // The server runs in this process: its environment is this file's own process's.
+    Object.assign(process.env, SERVER_SECRETS);
+    fm = await startFm({ root: tempDir('fm-exec-root-') });
     admin = await adminClient(fm);
     aliceHome = path.join(fm.root, 'alice');
     fs.mkdirSync(path.join(aliceHome, 'docs'), { recursive: true });
@@ -46,6 +50,7 @@ describe('command runner', () => {
   });
 
   afterAll(async () => {
+    for (const name of Object.keys(SERVER_SECRETS)) delete process.env[name];
     await fm?.stop();
     if (fm) fs.rmSync(fm.root, { recursive: true, force: true });
   });

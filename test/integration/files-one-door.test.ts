@@ -16,6 +16,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { quote } from '../../src/services/exec/plan.ts';
 import { adminClient, createUser, PROJECT_ROOT, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { runFm } from '../helpers/cli.ts';
+import { spawnFm } from '../helpers/spawn.ts';
 import { listTree, makeTree, rawRequest } from '../helpers/files.ts';
 import { Tus } from './tus-helpers.ts';
 
@@ -232,7 +233,7 @@ describe('regular expressions in rules', () => {
 
 describe('temporary files of writes cut by kill -9', () => {
   it('are removed when fm starts again', async () => {
-    const crashed = await startFm();
+    const crashed = await spawnFm();
     const client = await adminClient(crashed);
     makeTree(crashed.root, { up: {} });
     const u = new URL(crashed.url);
@@ -250,7 +251,7 @@ describe('temporary files of writes cut by kill -9', () => {
     await crashed.kill();
     req.destroy();
     expect(partials(dir)).toHaveLength(1);
-    const again = await startFm({ home: crashed.home, root: crashed.root });
+    const again = await spawnFm({ home: crashed.home, root: crashed.root });
     try {
       await expect.poll(() => partials(dir), { timeout: 15_000 }).toEqual([]);
       await expect.poll(() => again.output()).toMatch(/removed 1 temporary file/);

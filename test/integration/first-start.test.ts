@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, startFm, type FmServer } from '../helpers/server.ts';
+import { adminClient } from '../helpers/server.ts';
+import { spawnFm, type SpawnedFm } from '../helpers/spawn.ts';
 
 describe('first start on an empty database', () => {
-  let fm: FmServer;
+  let fm: SpawnedFm;
   beforeAll(async () => {
-    fm = await startFm({ keep: true });
+    fm = await spawnFm({ keep: true });
   });
   afterAll(async () => {
     await fm.stop();
@@ -42,7 +43,7 @@ describe('first start on an empty database', () => {
 
   it('does not create a second admin or print a password on restart', async () => {
     await fm.stop();
-    const again = await startFm({ home: fm.home, root: fm.root });
+    const again = await spawnFm({ home: fm.home, root: fm.root });
     try {
       expect(again.output()).not.toContain('password:');
       const admin = await adminClient({ ...again, adminPassword: fm.adminPassword });
@@ -51,7 +52,7 @@ describe('first start on an empty database', () => {
     } finally {
       await again.stop();
     }
-    fm = await startFm({ home: fm.home, root: fm.root });
+    fm = await spawnFm({ home: fm.home, root: fm.root });
     fm.adminPassword = '';
   });
 

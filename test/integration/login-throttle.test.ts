@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
+import { spawnFm } from '../helpers/spawn.ts';
 import { loginFrom, patchSettings, rawRequest } from '../helpers/http-raw.ts';
 import { PERMS, publicInfo, share } from './share-helpers.ts';
 
@@ -147,6 +148,6 @@ describe('DOS sign-ups per address: --signup-limit', () => {
   });
 
   it('refuses a limit that is not a number', async () => {
-    await expect(startFm({ args: ['--signup-limit', 'many'] })).rejects.toThrow(/signup-limit/);
+    await expect(spawnFm({ args: ['--signup-limit', 'many'] })).rejects.toThrow(/signup-limit/);
   });
 });

@@ -98,7 +98,7 @@ describe('search index', () => {
     fs.symlinkSync('docs', path.join(root, 'inner-report-link'));
 
     walk = await startFm({ root, args: ['--no-index'] });
-    indexed = await startFm({ root });
+    indexed = await startFm({ root, keep: true });
     walkAdmin = await adminClient(walk);
     indexAdmin = await adminClient(indexed);
     await waitReady(indexAdmin);
@@ -175,8 +175,7 @@ describe('search index', () => {
   it('keeps its index across a restart and reconciles what changed while fm was down', async () => {
     const home = indexed.home;
     // Stop without deleting the home folder (it holds the database and the index snapshot).
-    indexed.child.kill('SIGTERM');
-    await new Promise((r) => indexed.child.once('exit', r));
+    await indexed.stop();
     put(root, 'docs/added-while-down.txt');
     fs.rmSync(path.join(root, 'docs/notes.md'));
     fs.renameSync(path.join(root, 'old'), path.join(root, 'older'));

@@ -9,7 +9,8 @@ import net from 'node:net';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { FM_BIN, startFm, tempDir, type FmServer } from '../helpers/server.ts';
+import { FM_BIN, tempDir } from '../helpers/server.ts';
+import { spawnFm, type SpawnedFm } from '../helpers/spawn.ts';
 import { runFm } from '../helpers/cli.ts';
 import { rawRequest } from '../helpers/http-raw.ts';
 
@@ -139,9 +140,10 @@ describe('start-up errors', () => {
 
 describe('graceful shutdown', () => {
   it('on SIGTERM lets an in-flight request finish, closes the database and exits 0', async () => {
-    const fm = await startFm({ keep: true });
+    const fm = await spawnFm({ keep: true });
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const url = new URL(fm.url);
+    let sent: Promise<number> = Promise.resolve(0);
     const send = (method: string, p: string, body?: string, hold = false) =>
       new Promise<{ status: number; text: string; req: http.ClientRequest }>((resolve, reject) => {
         const req = http.request({ host: url.hostname, port: url.port, method, path: p, agent, headers: body ? { 'Content-Length': Buffer.byteLength(body) } : {} }, (res) => {
@@ -152,7 +154,7 @@ describe('graceful shutdown', () => {
         req.on('error', reject);
         if (hold && body) {
           // Send the headers and half the body now; the test sends the rest later.
-          req.write(body.slice(0, 10));
+          sent = new Promise((done) => req.write(body.slice(0, 10), () => done(req.socket!.localPort!)));
           held = () => req.end(body.slice(10));
         } else req.end(body);
       });
@@ -161,10 +163,12 @@ describe('graceful shutdown', () => {
     expect((await send('GET', '/health')).status).toBe(200);
     const body = JSON.stringify({ username: 'admin', password: fm.adminPassword });
     const pending = send('POST', '/api/login', body, true);
-    await new Promise((r) => setTimeout(r, 300));
+    // The signal comes once the server has read what was sent: the request is in flight.
+    const clientPort = await sent;
+    await expect.poll(() => unreadBy(Number(url.port), clientPort)).toBe(0);
     const exited = new Promise<number | null>((resolve) => fm.child.once('exit', resolve));
     fm.child.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
+    await expect.poll(() => fm.output()).toMatch(/received SIGTERM/);
     expect(fm.child.exitCode).toBeNull();
     held();
     const res = await pending;
@@ -180,7 +184,7 @@ describe('graceful shutdown', () => {
   });
 
   it('exits 0 on SIGINT too, also when the signal comes twice (npm start forwards Ctrl-C)', async () => {
-    const fm = await startFm();
+    const fm = await spawnFm();
     const exited = new Promise<number | null>((resolve) => fm.child.once('exit', resolve));
     fm.child.kill('SIGINT');
     fm.child.kill('SIGINT');
@@ -190,18 +194,18 @@ describe('graceful shutdown', () => {
 });
 
 describe('request log', () => {
-  let fm: FmServer;
+  let fm: SpawnedFm;
   afterEach(async () => {
     await fm?.stop();
   });
 
   it('logs method, path, status and time, never the query string or a token', async () => {
-    fm = await startFm();
+    fm = await spawnFm();
     const login = await fetch(`${fm.url}/api/login?password=${fm.adminPassword}`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
     const token = await login.text();
     await fetch(`${fm.url}/api/users/1?auth=${token}&secret=hunter2`, { headers: { 'X-Auth': token } });
     await fetch(`${fm.url}/api/users/1`, { headers: { Cookie: `auth=${token}` } });
-    await new Promise((r) => setTimeout(r, 200));
+    await expect.poll(() => fm.output().split(' GET /api/users/1 ')).toHaveLength(3);
     const lines = fm.output().split('\n');
     const users = lines.filter((l) => l.includes(' GET /api/users/1 '));
     expect(users).toHaveLength(2);
@@ -217,9 +221,10 @@ describe('request log', () => {
   });
 
   it('--log off logs no requests', async () => {
-    fm = await startFm({ args: ['--log', 'off'] });
+    fm = await spawnFm({ args: ['--log', 'off'] });
     await fetch(`${fm.url}/health`);
-    await new Promise((r) => setTimeout(r, 200));
+    // stop() returns once the process has exited and all it printed has been read.
+    expect(await fm.stop()).toBe(0);
     expect(fm.output()).not.toMatch(/GET \/health/);
     expect(fm.output()).toMatch(/listening on/);
   });
@@ -227,7 +232,7 @@ describe('request log', () => {
   it('--log <file> appends request lines to the file, not to stdout', async () => {
     const dir = temp();
     const file = path.join(dir, 'logs', 'access.log');
-    fm = await startFm({ args: ['--log', file] });
+    fm = await spawnFm({ args: ['--log', file] });
     await fetch(`${fm.url}/health`);
     await fetch(`${fm.url}/api/nothing`);
     expect(await fm.stop()).toBe(0);
@@ -311,7 +316,7 @@ describe('HTTPS with --cert and --key', () => {
     const cert = path.join(dir, 'cert.pem');
     const key = path.join(dir, 'key.pem');
     execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
-    const fm = await startFm({ args: ['--cert', cert, '--key', key] });
+    const fm = await spawnFm({ args: ['--cert', cert, '--key', key] });
     try {
       expect(fm.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
       const res = await rawRequest(fm.url, { path: '/health' });
@@ -324,3 +329,16 @@ describe('HTTPS with --cert and --key', () => {
     }
   });
 });
+
+/**
+ * Bytes of a loopback TCP connection the server has not read yet (from /proc/net/tcp: the
+ * receive queue of the server's end, local port `serverPort`, peer port `clientPort`).
+ */
+function unreadBy(serverPort: number, clientPort: number): number | undefined {
+  const hex = (port: number) => `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f[1]?.endsWith(hex(serverPort)) && f[2]?.endsWith(hex(clientPort))) return Number.parseInt(f[4].split(':')[1], 16);
+  }
+  return undefined;
+}

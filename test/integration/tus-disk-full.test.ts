@@ -3,11 +3,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tus, stagedFiles, startTusFm, type TusFm } from './tus-helpers.ts';
 
-// FM_TEST_FREE_BYTES replaces statfs behind the one free-space interface (test-only).
+// The upload service reads free space through one interface; this server's reports 1000 bytes.
 describe('free disk space is checked at creation', () => {
   let t: TusFm;
   beforeAll(async () => {
-    t = await startTusFm({ env: { FM_TEST_FREE_BYTES: '1000' } });
+    t = await startTusFm({ diskSpace: { freeBytes: async () => 1000 } });
   });
   afterAll(async () => {
     await t.close();

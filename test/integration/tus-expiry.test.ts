@@ -1,9 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { jumpClock } from '../helpers/clock.ts';
 import { Tus, stagedFiles, startTusFm, type TusFm } from './tus-helpers.ts';
-
-const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('stale partial uploads expire', () => {
   let t: TusFm;
@@ -12,6 +11,9 @@ describe('stale partial uploads expire', () => {
   });
   afterAll(async () => {
     await t.close();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
   });
 
   it('defaults to 24 hours, announced in Upload-Expires', async () => {
@@ -31,7 +33,7 @@ describe('stale partial uploads expire', () => {
     expect((await c.create('/stale.bin', 10)).status).toBe(201);
     expect((await c.patch('/stale.bin', 0, '12345')).status).toBe(204);
     expect(stagedFiles(t.staging)).toHaveLength(2);
-    await wait(3200);
+    jumpClock(3200);
     // A new creation sweeps the staging folder when the last sweep is older than the expiry.
     expect((await c.create('/fresh.bin', 10)).status).toBe(201);
     expect(stagedFiles(t.staging)).toHaveLength(2);
@@ -43,7 +45,7 @@ describe('stale partial uploads expire', () => {
   it('treats an expired upload as gone even before a sweep', async () => {
     const c = new Tus(t.admin, t.fm.url);
     expect((await c.create('/idle.bin', 4)).status).toBe(201);
-    await wait(3200);
+    jumpClock(3200);
     expect((await c.patch('/idle.bin', 0, 'abcd')).status).toBe(404);
     expect(fs.existsSync(path.join(t.fm.root, 'idle.bin'))).toBe(false);
   });

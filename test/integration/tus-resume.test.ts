@@ -4,7 +4,8 @@ import net from 'node:net';
 import path from 'node:path';
 import * as tus from 'tus-js-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, startFm, tempDir } from '../helpers/server.ts';
+import { adminClient, tempDir } from '../helpers/server.ts';
+import { spawnFm } from '../helpers/spawn.ts';
 import { Tus, openPatch, sha256, sha256File, startTusFm, testBytes, type TusFm } from './tus-helpers.ts';
 
 const MB = 1024 * 1024;
@@ -232,7 +233,7 @@ describe('uploads survive a crash of the server', () => {
     const root = tempDir('fm-tus-root-');
     const data = testBytes(24 * MB, 24);
     const chunk = 5 * MB;
-    let fm = await startFm({ home, root, keep: true });
+    let fm = await spawnFm({ home, root, keep: true });
     try {
       const password = fm.adminPassword;
       let client = await adminClient(fm);
@@ -247,7 +248,7 @@ describe('uploads survive a crash of the server', () => {
       await fm.kill();
       p.cut();
 
-      fm = await startFm({ home, root, keep: true });
+      fm = await spawnFm({ home, root, keep: true });
       fm.adminPassword = password;
       client = await adminClient(fm);
       t = new Tus(client, fm.url);
@@ -264,7 +265,7 @@ describe('uploads survive a crash of the server', () => {
       expect((await t.create('/crash/exact.bin', 3 * MB)).status).toBe(201);
       expect((await t.patch('/crash/exact.bin', 0, data.subarray(0, MB))).status).toBe(204);
       await fm.kill();
-      fm = await startFm({ home, root, keep: true });
+      fm = await spawnFm({ home, root, keep: true });
       fm.adminPassword = password;
       t = new Tus(await adminClient(fm), fm.url);
       expect((await t.head('/crash/exact.bin')).headers['upload-offset']).toBe(String(MB));
@@ -278,7 +279,7 @@ describe('uploads survive a crash of the server', () => {
   it('an upload whose last byte arrived but that was never moved into place is finished by the next HEAD', async () => {
     const home = tempDir();
     const root = fs.realpathSync(tempDir('fm-tus-root-'));
-    let fm = await startFm({ home, root, keep: true });
+    let fm = await spawnFm({ home, root, keep: true });
     try {
       const password = fm.adminPassword;
       await fm.stop();
@@ -290,7 +291,7 @@ describe('uploads survive a crash of the server', () => {
       fs.writeFileSync(path.join(staging, `${id}.part`), 'complete');
       const rec = { v: 1, id, target, virtual: '/late.txt', userId: 1, length: 8, override: false, metadata: '', createdAt: Date.now() };
       fs.writeFileSync(path.join(staging, `${id}.json`), JSON.stringify(rec));
-      fm = await startFm({ home, root, keep: true });
+      fm = await spawnFm({ home, root, keep: true });
       fm.adminPassword = password;
       const t = new Tus(await adminClient(fm), fm.url);
       const head = await t.head('/late.txt');

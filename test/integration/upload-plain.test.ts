@@ -95,23 +95,20 @@ describe('plain uploads through POST /api/resources', () => {
   it('an interrupted plain upload leaves no partial file and the old one intact', async () => {
     fs.writeFileSync(onDisk('atomic.bin'), 'original');
     const url = new URL(t.fm.url);
-    await new Promise<void>((resolve) => {
-      const req = http.request({
-        host: url.hostname,
-        port: url.port,
-        method: 'POST',
-        path: '/api/resources/atomic.bin?override=true',
-        headers: { 'X-Auth': t.admin.token, 'Content-Length': String(10 * 1024 * 1024) },
-      });
-      req.on('error', () => resolve());
-      req.write(Buffer.alloc(1024 * 1024, 1), () => {
-        setTimeout(() => {
-          req.destroy();
-          resolve();
-        }, 200);
-      });
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      method: 'POST',
+      path: '/api/resources/atomic.bin?override=true',
+      headers: { 'X-Auth': t.admin.token, 'Content-Length': String(10 * 1024 * 1024) },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    req.on('error', () => {});
+    req.write(Buffer.alloc(1024 * 1024, 1));
+    // Cut the connection once the server is writing its temporary file, then wait until it is gone.
+    const partials = () => fs.readdirSync(t.fm.root).filter((n) => n.startsWith('.fm-partial-'));
+    await expect.poll(partials).toHaveLength(1);
+    req.destroy();
+    await expect.poll(partials).toEqual([]);
     expect(fs.readFileSync(onDisk('atomic.bin'), 'utf8')).toBe('original');
     const listing = await t.admin.json<{ items: Array<{ name: string }> }>('/api/resources/');
     expect(listing.items.filter((i) => i.name.includes('atomic'))).toHaveLength(1);

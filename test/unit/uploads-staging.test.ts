@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chooseStagingDir } from '../../src/services/uploads/staging.ts';
 import { UploadLocks } from '../../src/services/uploads/locks.ts';
-import { diskSpaceFromEnv, statfsDiskSpace } from '../../src/services/uploads/disk.ts';
+import { statfsDiskSpace } from '../../src/services/uploads/disk.ts';
 
 describe('chooseStagingDir', () => {
   const devs = (map: Record<string, number>) => (p: string) => {
@@ -62,10 +62,7 @@ describe('UploadLocks', () => {
 });
 
 describe('free disk space', () => {
-  it('reads statfs unless the test-only FM_TEST_FREE_BYTES is set', async () => {
-    expect(diskSpaceFromEnv({})).toBe(statfsDiskSpace);
+  it('reads the real free space from statfs', async () => {
     expect(await statfsDiskSpace.freeBytes('/')).toBeGreaterThan(0);
-    expect(await diskSpaceFromEnv({ FM_TEST_FREE_BYTES: '42' }).freeBytes('/')).toBe(42);
-    expect(diskSpaceFromEnv({ FM_TEST_FREE_BYTES: 'lots' })).toBe(statfsDiskSpace);
   });
 });

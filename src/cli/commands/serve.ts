@@ -9,7 +9,7 @@ import { VERSION } from '../../version.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
-interface ServeOptions {
+export interface ServeOptions {
   root?: string;
   address: string;
   port: string;
@@ -232,7 +232,7 @@ function envFlag(name: string): boolean {
   throw new UsageError(`${name} must be true or false, not "${raw}"`);
 }
 
-function normalizeBaseURL(raw: string): string {
+export function normalizeBaseURL(raw: string): string {
   const trimmed = raw.trim().replace(/\/+$/, '');
   if (!trimmed) return '';
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new UsageError(`invalid base URL "${raw}" (use a path such as /fm)`);

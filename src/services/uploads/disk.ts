@@ -1,7 +1,4 @@
-/**
- * Free disk space, behind one small interface so tests can simulate a full disk.
- * `FM_TEST_FREE_BYTES` (tests only, documented in docs/uploads.md) replaces the real figure.
- */
+/** Free disk space, behind one small interface so that tests can give a full disk of their own. */
 import { freeBytes } from '../files/disk/lookup.ts';
 
 export interface DiskSpace {
@@ -13,11 +10,3 @@ export interface DiskSpace {
 export const statfsDiskSpace: DiskSpace = {
   freeBytes,
 };
-
-/** The disk space source for this process: statfs, unless the test-only override is set. */
-export function diskSpaceFromEnv(env: NodeJS.ProcessEnv = process.env): DiskSpace {
-  const raw = env.FM_TEST_FREE_BYTES;
-  if (raw === undefined || !/^\d+$/.test(raw)) return statfsDiskSpace;
-  const fixed = Number(raw);
-  return { freeBytes: async () => fixed };
-}

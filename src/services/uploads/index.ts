@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Gate } from '../files/gate.ts';
 import { PartialJournal } from '../files/disk/partials.ts';
 import type { ServiceOptions, Services } from '../index.ts';
-import { diskSpaceFromEnv } from './disk.ts';
+import { statfsDiskSpace } from './disk.ts';
 import { UploadService } from './service.ts';
 import { Staging, chooseStagingDir } from './staging.ts';
 
@@ -28,7 +28,7 @@ export function createUploads(options: ServiceOptions, gate: Gate, closers: Serv
     gate.protect(partials.dir);
     gate.partials = partials;
   }
-  const uploads = new UploadService(services, staging, diskSpaceFromEnv(), partials);
+  const uploads = new UploadService(services, staging, options.diskSpace ?? statfsDiskSpace, partials);
   closers.push(() => uploads.close());
   return uploads;
 }

@@ -1,0 +1,42 @@
+/**
+ * Vitest global setup: rebuilds dist/ (node config/build.mjs) before any test runs when it is
+ * missing or older than a source. The browser tests and the in-process server serve dist/web,
+ * and the subprocess tests run dist/server through bin/fm.js: none may run on stale code.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from './helpers/server.ts';
+
+/** What the build reads: a change in any of these makes dist/ stale. */
+const SOURCES = ['src', 'web', 'config', 'package.json'];
+const STAMP = path.join(PROJECT_ROOT, 'dist', 'build-stamp');
+
+/** The newest modification time (ms) under `p`. */
+function newestMtime(p: string): number {
+  const st = fs.statSync(p, { throwIfNoEntry: false });
+  if (!st) return 0;
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const name of fs.readdirSync(p)) newest = Math.max(newest, newestMtime(path.join(p, name)));
+  return newest;
+}
+
+/** Why dist/ must be rebuilt, or undefined when it is up to date. */
+export function staleReason(): string | undefined {
+  const built = Number(fs.readFileSync(STAMP, { encoding: 'utf8', flag: 'r' }).trim() || 0);
+  for (const source of SOURCES) if (newestMtime(path.join(PROJECT_ROOT, source)) > built) return `${source} changed since the last build`;
+  return undefined;
+}
+
+export default function setup(): void {
+  let reason: string | undefined;
+  try {
+    reason = staleReason();
+  } catch {
+    reason = 'no build stamp';
+  }
+  if (!reason) return;
+  process.stdout.write(`global setup: building dist/ (${reason})\n`);
+  execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'config', 'build.mjs')], { cwd: PROJECT_ROOT, stdio: 'inherit' });
+}
