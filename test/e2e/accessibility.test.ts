@@ -16,7 +16,7 @@ function unnamedControls(page: Page): Promise<string[]> {
       const labelled = el.getAttribute('aria-labelledby')?.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
       const label = (el as HTMLInputElement).labels?.[0]?.textContent;
       const img = el.querySelector('img[alt]')?.getAttribute('alt');
-      const name = [el.getAttribute('aria-label'), labelled, label, el.textContent, el.getAttribute('title'), img].find((s) => s && s.trim());
+      const name = [el.getAttribute('aria-label'), labelled, label, el.textContent, el.getAttribute('title'), img].find((s) => s?.trim());
       if (!name) out.push(el.outerHTML.slice(0, 120));
     }
     return out;

@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, adminClient, startFm, PROJECT_ROOT, type FmServer } from '../helpers/server.ts';
+import { type Client, adminClient, startFm, PROJECT_ROOT, type FmServer } from '../helpers/server.ts';
 import { decodeToken, patchSettings, rawRequest, withDb } from '../helpers/http-raw.ts';
 
 const HOOK = path.join(PROJECT_ROOT, 'test', 'fixtures', 'auth-hook.mjs');

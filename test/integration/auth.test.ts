@@ -198,7 +198,7 @@ describe('AUTH forged and malformed tokens get 401', () => {
   it('rejects alg none', async () => {
     const claims = decodeToken(await forgeToken(fm.dbFile, 1));
     expect(await statusWith(unsignedToken(claims))).toBe(401);
-    expect(await statusWith(unsignedToken(claims).slice(0, -1) + '.')).toBe(401);
+    expect(await statusWith(`${unsignedToken(claims).slice(0, -1)}.`)).toBe(401);
   });
 
   it('rejects RS256, even one signed with a key pair the attacker made', async () => {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
-import { adminClient, Client, startFm, tempDir, type FmServer } from '../helpers/server.ts';
+import { adminClient, type Client, startFm, tempDir, type FmServer } from '../helpers/server.ts';
 
 // Each test runs fm as a subprocess several times; on a loaded machine that takes a while.
 vi.setConfig({ testTimeout: 120_000 });

@@ -5,7 +5,7 @@
  * permission, no per-user folder), and warns at start about instances already like that.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, adminClient, startFm, tempDir, type FmServer } from '../helpers/server.ts';
+import { type Client, adminClient, startFm, tempDir, type FmServer } from '../helpers/server.ts';
 import { runFm } from '../helpers/cli.ts';
 import { patchSettings, withDb } from '../helpers/http-raw.ts';
 

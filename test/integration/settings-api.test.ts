@@ -4,7 +4,7 @@
  * the API; the signing key never leaves the server; changes apply at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
+import { type Client, adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
 import { withDb } from '../helpers/http-raw.ts';
 
 // Tests read arbitrary JSON shapes from the API.

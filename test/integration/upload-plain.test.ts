@@ -81,8 +81,8 @@ describe('plain uploads through POST /api/resources', () => {
     expect((await post(client, '/locked/x.txt', 'x', false)).status).toBe(403);
     expect((await post(client, '/ok/x.txt', 'x', false)).status).toBeLessThan(300);
     expect(fs.readFileSync(onDisk('plain-home/ok/x.txt'), 'utf8')).toBe('x');
-    const escape = await raw(t.fm.url, 'POST', '/api/resources/%2e%2e/escape.txt', { 'X-Auth': client.token }, 'x');
-    expect(escape.status).toBe(403);
+    const escaped = await raw(t.fm.url, 'POST', '/api/resources/%2e%2e/escape.txt', { 'X-Auth': client.token }, 'x');
+    expect(escaped.status).toBe(403);
     expect(fs.existsSync(onDisk('escape.txt'))).toBe(false);
   });
 

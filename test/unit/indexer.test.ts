@@ -36,7 +36,9 @@ describe('TrigramIndex', () => {
   it('returns every id containing a term, from the rarest trigram, ascending', () => {
     const t = new TrigramIndex();
     const names = ['report.pdf', 'annual-report.docx', 'photo.jpg', 'reporter.txt', 'x'];
-    names.forEach((n, i) => t.add(i + 1, n));
+    names.forEach((n, i) => {
+      t.add(i + 1, n);
+    });
     const ids = [...(t.candidates('report') ?? [])];
     expect(ids).toEqual([1, 2, 4]);
     expect(t.candidates('zz')).toBeUndefined();

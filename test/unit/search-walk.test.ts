@@ -7,7 +7,7 @@ import { WalkSearch } from '../../src/services/search/walk.ts';
 import { parseQuery } from '../../src/services/search/query.ts';
 import { ndjsonStream } from '../../src/services/search/ndjson.ts';
 import { SettingsSchema } from '../../src/schemas/settings.ts';
-import { type Rule } from '../../src/api/user.ts';
+import type { Rule } from '../../src/api/user.ts';
 import { UserDataSchema } from '../../src/schemas/user.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 

@@ -1,7 +1,7 @@
 /** validate(): request input parsed by zod schemas into ctx.state.input, bad input as a clear 400 (or the schema's status). */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { FmError } from '../../src/errors.ts';
+import type { FmError } from '../../src/errors.ts';
 import { objectBody, queryCount, queryFlag, recordId } from '../../src/schemas/request.ts';
 import { inputOf, validate, type RequestSchemas } from '../../src/server/middleware/validate.ts';
 import type { FmContext } from '../../src/server/types.ts';
