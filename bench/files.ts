@@ -85,9 +85,13 @@ function processCpuMs(pid: number): number {
 
 /** One listing through the API, timed by curl (request sent to last byte received). */
 function apiList(url: string, token: string, virtual: string): { ms: number; bytes: number } {
-  const out = execFileSync('curl', ['-s', '-f', '-o', '/dev/null', '-w', '%{time_total} %{size_download}', '-H', `X-Auth: ${token}`, `${url}/api/resources${virtual}`], {
-    encoding: 'utf8',
-  });
+  const out = execFileSync(
+    'curl',
+    ['-s', '-f', '-o', '/dev/null', '-w', '%{time_total} %{size_download}', '-H', `X-Auth: ${token}`, `${url}/api/resources${virtual}`],
+    {
+      encoding: 'utf8',
+    },
+  );
   const [seconds, bytes] = out.trim().split(' ').map(Number);
   return { ms: seconds * 1000, bytes };
 }
@@ -163,7 +167,9 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
       const cpu0 = processCpuMs(fm.child.pid!);
       listApiMs.push(apiList(fm.url, fm.token, '/big').ms);
       listApiCpuMs.push(processCpuMs(fm.child.pid!) - cpu0);
-      log(`list run ${r + 1}: api ${listApiMs[r].toFixed(0)} ms (cpu ${listApiCpuMs[r].toFixed(0)}), bare ${listBareMs[r].toFixed(0)} ms (cpu ${listBareCpuMs[r].toFixed(0)})`);
+      log(
+        `list run ${r + 1}: api ${listApiMs[r].toFixed(0)} ms (cpu ${listApiCpuMs[r].toFixed(0)}), bare ${listBareMs[r].toFixed(0)} ms (cpu ${listBareCpuMs[r].toFixed(0)})`,
+      );
     }
 
     const nginx = await startNginx(root);
@@ -196,7 +202,10 @@ export async function runFilesBench(opts: FilesBenchOptions = {}): Promise<Files
       nginxMBps,
       nodeMBps,
       downloadRatio: median(fmMBps) / median(nginxMBps),
-      machine: `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`,
+      machine: `${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, Node ${process.version}, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
     };
   } finally {
     for (const s of stops.reverse()) await s();

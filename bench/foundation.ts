@@ -158,7 +158,11 @@ function benchNpmCi(alsoTest: boolean): CloneResult {
     const seconds = ms(process.hrtime.bigint() - t) / 1000;
     const version = spawnSync(process.execPath, ['bin/fm.js', 'version'], { cwd: path.join(dir, 'fm'), encoding: 'utf8' });
     const ok = r.status === 0 && version.status === 0;
-    const result: CloneResult = { seconds, ok, note: `commit ${head}; afterwards \`fm version\` printed "${version.stdout.trim()}"${ok ? '' : `; npm ci failed: ${r.stderr.slice(-500)}`}` };
+    const result: CloneResult = {
+      seconds,
+      ok,
+      note: `commit ${head}; afterwards \`fm version\` printed "${version.stdout.trim()}"${ok ? '' : `; npm ci failed: ${r.stderr.slice(-500)}`}`,
+    };
     if (alsoTest && ok) {
       const t2 = process.hrtime.bigint();
       const test = spawnSync('npm', ['test', '--', '--reporter=dot', '--reporter=json', '--outputFile.json=r.json'], {
@@ -238,7 +242,14 @@ async function main(): Promise<void> {
     const previous = fs.readFileSync(resultsFile, 'utf8');
     const at = previous.indexOf(npmCiHeading);
     if (at >= 0 && !previous.includes('Not measured in this run')) {
-      lines.splice(lines.indexOf(npmCiHeading), lines.length, ...`${previous.slice(at).replace(/\n*\(Kept from an earlier[^\n]*/g, '').trimEnd()}\n\n(Kept from an earlier \`--npm-ci\` run.)\n`.split('\n'));
+      lines.splice(
+        lines.indexOf(npmCiHeading),
+        lines.length,
+        ...`${previous
+          .slice(at)
+          .replace(/\n*\(Kept from an earlier[^\n]*/g, '')
+          .trimEnd()}\n\n(Kept from an earlier \`--npm-ci\` run.)\n`.split('\n'),
+      );
     }
   }
   fs.mkdirSync(path.dirname(resultsFile), { recursive: true });

@@ -132,9 +132,7 @@ await section('upload', async () => {
 
 await section('archives', () => benchArchives(dataDir));
 
-await section('search', () =>
-  benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }),
-);
+await section('search', () => benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }));
 
 await section('requests', () => benchRequests(dataDir));
 
@@ -144,7 +142,10 @@ if (only?.has('soak')) {
   await section('soak', () => benchSoak({ dataDir, seconds, connections: 50, log }));
 }
 
-const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB, Node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB, Node ${process.version}, load average ${os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(' ')}`;
 const table = [
   '| workload | fm | baseline | ratio | note |',
   '|---|---|---|---|---|',
@@ -153,5 +154,8 @@ const table = [
 const md = `# Benchmark results\n\nRun ${new Date().toISOString()} on ${machine}${small ? ', --small sizes' : ''}.\nEvery baseline ran in the same run as fm; compare the ratios, not absolute figures across runs.\n\n${table}\n`;
 fs.mkdirSync(path.join(PROJECT, 'bench', 'results'), { recursive: true });
 fs.writeFileSync(path.join(PROJECT, 'bench', 'results', 'latest.md'), md);
-fs.writeFileSync(path.join(PROJECT, 'bench', 'results', 'latest.svg'), renderChart(rows, `fm benchmarks, ${new Date().toISOString().slice(0, 10)}, ${machine}`));
+fs.writeFileSync(
+  path.join(PROJECT, 'bench', 'results', 'latest.svg'),
+  renderChart(rows, `fm benchmarks, ${new Date().toISOString().slice(0, 10)}, ${machine}`),
+);
 process.stdout.write(`\n${md}`);

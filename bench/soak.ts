@@ -57,7 +57,14 @@ function request(agent: http.Agent, base: URL, token: string, method: string, pa
   const started = process.hrtime.bigint();
   return new Promise((resolve) => {
     const req = http.request(
-      { agent, host: base.hostname, port: base.port, method, path: pathAndQuery, headers: { 'X-Auth': token, ...(body ? { 'Content-Length': body.length } : {}) } },
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        method,
+        path: pathAndQuery,
+        headers: { 'X-Auth': token, ...(body ? { 'Content-Length': body.length } : {}) },
+      },
       (res) => {
         res.on('data', () => {});
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
@@ -136,7 +143,13 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
       else if (op === 'search') answer = await request(agent, base, fm.token, 'GET', `/api/search/tree?query=${encodeURIComponent(`file-${d}-1`)}`);
       else {
         const next = name === 'a.txt' ? 'b.txt' : 'a.txt';
-        answer = await request(agent, base, fm.token, 'PATCH', `/api/resources/work/w-${w}/${name}?action=rename&destination=${encodeURIComponent(`/work/w-${w}/${next}`)}`);
+        answer = await request(
+          agent,
+          base,
+          fm.token,
+          'PATCH',
+          `/api/resources/work/w-${w}/${name}?action=rename&destination=${encodeURIComponent(`/work/w-${w}/${next}`)}`,
+        );
         if (answer.status === 200) name = next;
       }
       if (answer.status >= 200 && answer.status < 300) times.get(op)!.push(answer.ms);

@@ -89,7 +89,8 @@ function wrk(url: string, headers: Record<string, string>): { rps: number; p99: 
 }
 
 export async function benchRequests(dataDir: string): Promise<Row[]> {
-  if (!have('wrk')) return [{ workload: 'small listing under load (wrk)', fm: '–', baseline: '–', ratio: '–', note: 'wrk is not installed (apt-get install -y wrk)' }];
+  if (!have('wrk'))
+    return [{ workload: 'small listing under load (wrk)', fm: '–', baseline: '–', ratio: '–', note: 'wrk is not installed (apt-get install -y wrk)' }];
   const root = ensureSmallFiles(dataDir);
   const fm = await startFm(root, ['--no-index']);
   const nginx = await startNginx(root);

@@ -68,7 +68,14 @@ async function writeToDisk(file: string, buf: Buffer, size: number): Promise<num
   return performance.now() - started;
 }
 
-function request(agent: http.Agent, base: URL, method: string, p: string, headers: Record<string, string>, body?: Buffer): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
+function request(
+  agent: http.Agent,
+  base: URL,
+  method: string,
+  p: string,
+  headers: Record<string, string>,
+  body?: Buffer,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ agent, host: base.hostname, port: base.port, method, path: p, headers }, (res) => {
       res.resume();
@@ -89,12 +96,19 @@ async function uploadThroughTus(url: string, token: string, name: string, buf: B
   if (created.status !== 201) throw new Error(`creation answered ${created.status}`);
   for (let off = 0; off < size; off += buf.length) {
     const part = size - off >= buf.length ? buf : buf.subarray(0, size - off);
-    const res = await request(agent, base, 'PATCH', `/api/tus/${name}`, {
-      ...auth,
-      'Upload-Offset': String(off),
-      'Content-Type': 'application/offset+octet-stream',
-      'Content-Length': String(part.length),
-    }, part);
+    const res = await request(
+      agent,
+      base,
+      'PATCH',
+      `/api/tus/${name}`,
+      {
+        ...auth,
+        'Upload-Offset': String(off),
+        'Content-Type': 'application/offset+octet-stream',
+        'Content-Length': String(part.length),
+      },
+      part,
+    );
     if (res.status !== 204) throw new Error(`PATCH at ${off} answered ${res.status}`);
   }
   const ms = performance.now() - started;

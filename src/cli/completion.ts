@@ -54,8 +54,7 @@ function bashScript(root: Command): string {
   const globals = visibleOptions(root);
   const all = nodes(root);
   const q = (words: string[]) => `"${words.join(' ')}"`;
-  const caseLines = (fn: (n: Node) => string[]) =>
-    all.map((n) => `    ${JSON.stringify(n.path.join(' '))}) echo ${q(fn(n))} ;;`).join('\n');
+  const caseLines = (fn: (n: Node) => string[]) => all.map((n) => `    ${JSON.stringify(n.path.join(' '))}) echo ${q(fn(n))} ;;`).join('\n');
   const words = (n: Node) => {
     const opts = n.path.length === 0 ? visibleOptions(n.cmd) : [...visibleOptions(n.cmd), ...globals];
     return [...subcommandNames(n.cmd), ...argumentChoices(n.cmd), ...opts.flatMap(flags)];
@@ -65,7 +64,13 @@ function bashScript(root: Command): string {
     return opts.filter(takesValue).flatMap(flags);
   };
   const choices = new Map<string, string[]>();
-  for (const n of all) for (const o of visibleOptions(n.cmd)) if (o.argChoices && o.long) choices.set(o.long, o.argChoices.filter((c) => !/\s/.test(c)));
+  for (const n of all)
+    for (const o of visibleOptions(n.cmd))
+      if (o.argChoices && o.long)
+        choices.set(
+          o.long,
+          o.argChoices.filter((c) => !/\s/.test(c)),
+        );
   const choiceLines = [...choices].map(([flag, list]) => `    ${flag}) echo ${q(list)} ;;`).join('\n');
   const fn = `_${name.replace(/\W/g, '_')}`;
   return `# bash completion for ${name}. Load it with:  source <(${name} completion bash)
@@ -134,10 +139,12 @@ function fishQuote(s: string): string {
 function fishScript(root: Command): string {
   const name = root.name();
   const all = nodes(root);
-  const paths = all.filter((n) => n.path.length > 0).flatMap((n) => {
-    const parent = n.path.slice(0, -1).join('/');
-    return [n.cmd.name(), ...n.cmd.aliases()].map((w) => (parent ? `${parent}/${w}` : w));
-  });
+  const paths = all
+    .filter((n) => n.path.length > 0)
+    .flatMap((n) => {
+      const parent = n.path.slice(0, -1).join('/');
+      return [n.cmd.name(), ...n.cmd.aliases()].map((w) => (parent ? `${parent}/${w}` : w));
+    });
   const lines: string[] = [
     `# fish completion for ${name}. Load it with:  ${name} completion fish | source`,
     `set -g __${name}_paths ${paths.map(fishQuote).join(' ')}`,

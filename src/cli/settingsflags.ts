@@ -67,7 +67,7 @@ export function addSettingsOptions(cmd: Command): Command {
     .option('--no-signup', 'only admins create accounts')
     .option('--hide-login-button', 'hide the login button on public pages')
     .option('--no-hide-login-button', 'show the login button')
-    .option('--create-user-dir', "give each new user a home folder under the user home base path")
+    .option('--create-user-dir', 'give each new user a home folder under the user home base path')
     .option('--no-create-user-dir', 'new users get the default scope')
     .option('--user-home-base-path <path>', 'where home folders are created (default /users)')
     .addOption(new Option('--min-password-length <n>', 'shortest password accepted').argParser(intIn(1, 1024)))

@@ -8,8 +8,29 @@ import { PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Permissions, type Rule,
 
 /** The interface languages (spec §1); filebrowser's spellings are accepted as aliases. */
 export const LOCALES = [
-  'ar', 'de', 'en', 'es', 'fr', 'he', 'hu', 'is', 'it', 'ja', 'ko', 'nlBE', 'pl',
-  'pt', 'ptBR', 'ro', 'ru', 'sk', 'svSE', 'tr', 'ua', 'zhCN', 'zhTW',
+  'ar',
+  'de',
+  'en',
+  'es',
+  'fr',
+  'he',
+  'hu',
+  'is',
+  'it',
+  'ja',
+  'ko',
+  'nlBE',
+  'pl',
+  'pt',
+  'ptBR',
+  'ro',
+  'ru',
+  'sk',
+  'svSE',
+  'tr',
+  'ua',
+  'zhCN',
+  'zhTW',
 ] as const;
 const LOCALE_ALIASES: Record<string, string> = { uk: 'ua', 'nl-be': 'nlBE', 'pt-br': 'ptBR', 'sv-se': 'svSE', 'zh-cn': 'zhCN', 'zh-tw': 'zhTW' };
 

@@ -22,7 +22,11 @@ export const UserDefaultsSchema = z.object({
     share: true,
     download: true,
   }),
-  commands: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
+  commands: z
+    .array(z.string())
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   hideDotfiles: z.boolean().default(false),
   dateFormat: z.boolean().default(false),
   aceEditorTheme: z.string().default(''),
@@ -40,7 +44,11 @@ export const BrandingSchema = z.object({
 sameType<z.output<typeof BrandingSchema>, Branding>(true);
 
 export const TusSettingsSchema = z.object({
-  chunkSize: z.number().int().nonnegative().default(10 * 1024 * 1024),
+  chunkSize: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(10 * 1024 * 1024),
   retryCount: z.number().int().nonnegative().default(5),
 });
 sameType<z.output<typeof TusSettingsSchema>, TusSettings>(true);
@@ -66,12 +74,26 @@ export const SettingsSchema = z.object({
   authMethod: z.enum(AUTH_METHODS).default('json'),
   auth: AuthConfigSchema.default(AuthConfigSchema.parse({})),
   logoutPage: z.string().default('/login'),
-  rules: z.array(RuleSchema).nullable().default([]).transform((v) => v ?? []),
+  rules: z
+    .array(RuleSchema)
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   branding: BrandingSchema.default(BrandingSchema.parse({})),
   tus: TusSettingsSchema.default(TusSettingsSchema.parse({})),
-  shell: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
+  shell: z
+    .array(z.string())
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   commands: z
-    .record(z.string(), z.array(z.string()).nullable().transform((v) => v ?? []))
+    .record(
+      z.string(),
+      z
+        .array(z.string())
+        .nullable()
+        .transform((v) => v ?? []),
+    )
     .nullable()
     .default({})
     .transform((v) => v ?? {}),
@@ -79,13 +101,25 @@ export const SettingsSchema = z.object({
   dirMode: z.number().int().min(0).max(0o777).default(0o750),
   enableExec: z.boolean().default(false),
   execNetwork: z.boolean().default(false),
-  execMaxMemory: z.number().int().nonnegative().default(1024 ** 3),
-  execMaxFileSize: z.number().int().nonnegative().default(1024 ** 3),
+  execMaxMemory: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(1024 ** 3),
+  execMaxFileSize: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(1024 ** 3),
   execMaxProcesses: z.number().int().nonnegative().default(128),
   enableThumbnails: z.boolean().default(true),
   resizePreview: z.boolean().default(true),
   maxUploadSize: z.number().int().nonnegative().default(0),
-  uploadExpiry: z.number().int().min(1).default(24 * 60 * 60),
+  uploadExpiry: z
+    .number()
+    .int()
+    .min(1)
+    .default(24 * 60 * 60),
 });
 sameType<z.output<typeof SettingsSchema>, Settings>(true);
 

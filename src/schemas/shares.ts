@@ -5,14 +5,12 @@ import { BadRequestError } from '../errors.ts';
 import { describeIssue } from './issues.ts';
 
 /** `expires`: a whole number or a numeric string; empty means permanent (0). */
-const expires = z
-  .union([z.number(), z.string()], { error: 'must be a whole number' })
-  .transform((v, ctx) => {
-    const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v.trim()) : v.trim() === '' ? 0 : Number.NaN;
-    if (!Number.isInteger(n) || n < 0) ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
-    else if (n > MAX_SHARE_DURATION) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_SHARE_DURATION}` });
-    return n;
-  });
+const expires = z.union([z.number(), z.string()], { error: 'must be a whole number' }).transform((v, ctx) => {
+  const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v.trim()) : v.trim() === '' ? 0 : Number.NaN;
+  if (!Number.isInteger(n) || n < 0) ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
+  else if (n > MAX_SHARE_DURATION) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_SHARE_DURATION}` });
+  return n;
+});
 
 /** `unit`: seconds, minutes, hours or days, any case; empty means the default. */
 const unit = z.string({ error: 'must be seconds, minutes, hours or days' }).transform((v, ctx) => {
@@ -30,9 +28,7 @@ export const ShareBodySchema = z.preprocess(
   (b) => b ?? {},
   z.object(
     {
-      password: nullish(
-        z.string({ error: 'must be a string' }).refine((p) => new TextEncoder().encode(p).length <= 72, 'is longer than 72 bytes'),
-      ),
+      password: nullish(z.string({ error: 'must be a string' }).refine((p) => new TextEncoder().encode(p).length <= 72, 'is longer than 72 bytes')),
       expires: nullish(expires),
       unit: nullish(unit),
     },

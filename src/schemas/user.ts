@@ -42,9 +42,17 @@ export const UserDataSchema = z.object({
   singleClick: z.boolean().default(false),
   redirectAfterCopyMove: z.boolean().default(true),
   perm: PermissionsSchema.default(PermissionsSchema.parse({})),
-  commands: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
+  commands: z
+    .array(z.string())
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   sorting: SortingSchema.default({ by: 'name', asc: true }),
-  rules: z.array(RuleSchema).nullable().default([]).transform((v) => v ?? []),
+  rules: z
+    .array(RuleSchema)
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   hideDotfiles: z.boolean().default(false),
   dateFormat: z.boolean().default(false),
   aceEditorTheme: z.string().default(''),
@@ -54,7 +62,11 @@ sameType<z.output<typeof UserDataSchema>, UserData>(true);
 /** Body of POST /api/users and PUT /api/users/{id}. */
 export const UserWriteSchema = z.object({
   what: z.literal('user', { error: 'must be "user"' }),
-  which: z.array(z.string()).nullable().default([]).transform((v) => v ?? []),
+  which: z
+    .array(z.string())
+    .nullable()
+    .default([])
+    .transform((v) => v ?? []),
   current_password: z.string().optional(),
   data: z.record(z.string(), z.unknown()),
 });

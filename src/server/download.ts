@@ -22,8 +22,7 @@ import type { FmContext } from './types.ts';
  * and nothing but inline styles, same-origin images and media may load. Chromium's PDF viewer
  * still renders under it (test/integration/raw-browser.test.ts checks both PDF and HTML).
  */
-export const USER_FILE_CSP =
-  "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self'; frame-ancestors 'self'";
+export const USER_FILE_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data: blob:; media-src 'self'; frame-ancestors 'self'";
 
 /** Sets the headers every user-file response carries. */
 function userFileHeaders(ctx: FmContext): void {
@@ -44,7 +43,8 @@ export function contentDisposition(type: 'inline' | 'attachment', name: string):
   let encoded = '';
   for (const b of nameBytes(name)) {
     // What encodeURIComponent keeps, minus ' ( ) *, which RFC 5987 does not allow bare.
-    const keep = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x21 || b === 0x7e;
+    const keep =
+      (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a) || b === 0x2d || b === 0x2e || b === 0x5f || b === 0x21 || b === 0x7e;
     encoded += keep ? String.fromCharCode(b) : `%${b < 16 ? '0' : ''}${b.toString(16).toUpperCase()}`;
   }
   return `${type}; filename="${fallback}"; filename*=UTF-8''${encoded}`;

@@ -35,9 +35,7 @@ export async function startServer(services: Services, opts: StartOptions): Promi
   const app = createApp(services, { ...opts, hosts });
   const handler = app.callback();
   const server: http.Server =
-    opts.cert && opts.key
-      ? https.createServer({ cert: fs.readFileSync(opts.cert), key: fs.readFileSync(opts.key) }, handler)
-      : http.createServer(handler);
+    opts.cert && opts.key ? https.createServer({ cert: fs.readFileSync(opts.cert), key: fs.readFileSync(opts.key) }, handler) : http.createServer(handler);
   refuseForeignUpgrades(server, hosts);
   server.keepAliveTimeout = 65_000;
   // Large uploads may take long; never cut an active request on a timer.

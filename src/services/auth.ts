@@ -289,4 +289,3 @@ function hookUserFields(kv: Map<string, string>): Partial<UserRecord> {
   if (Object.keys(perm).length) out.perm = perm as UserRecord['perm'];
   return out;
 }
-

@@ -101,10 +101,18 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // fm's own files are never reachable, even when they sit inside the root.
   const dbFile = db.file;
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
-  const gate = new Gate(options.root, [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)));
+  const gate = new Gate(
+    options.root,
+    [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)),
+  );
   const events = new FileEvents(options.log);
   const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec }, new Sandbox(options.sandbox));
-  const searchIndex = new SearchIndex({ root: options.root, dataDir: path.join(cacheDirOf(options), 'index'), skip: (abs) => gate.isProtected(abs), log: options.log });
+  const searchIndex = new SearchIndex({
+    root: options.root,
+    dataDir: path.join(cacheDirOf(options), 'index'),
+    skip: (abs) => gate.isProtected(abs),
+    log: options.log,
+  });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));

@@ -52,7 +52,8 @@ export class Limiter {
 
   private release(): void {
     const next = this.queue.shift();
-    if (next) next(); // the slot passes straight to the next task
+    if (next)
+      next(); // the slot passes straight to the next task
     else this.running--;
   }
 }

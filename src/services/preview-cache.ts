@@ -68,8 +68,6 @@ async function dropOlder(dir: string, stem: string): Promise<void> {
   // Preview file names are ASCII; only the folder's path may need bytes.
   const names = await fsp.readdir(osPath(dir), { encoding: 'utf8' }).catch(() => [] as string[]);
   await Promise.all(
-    names
-      .filter((n) => n.startsWith(prefix) && !n.startsWith(`${stem}.`))
-      .map((n) => fsp.rm(osPath(path.join(dir, n)), { force: true }).catch(() => {})),
+    names.filter((n) => n.startsWith(prefix) && !n.startsWith(`${stem}.`)).map((n) => fsp.rm(osPath(path.join(dir, n)), { force: true }).catch(() => {})),
   );
 }

@@ -29,10 +29,7 @@ export type PreviewSize = (typeof PREVIEW_SIZES)[number];
 export type PreviewPlan = 'sharp' | 'heic' | 'raw';
 
 /** What to answer: the original file, or a preview (a cached file, or bytes when caching failed). */
-export type PreviewOutcome =
-  | { kind: 'raw' }
-  | { kind: 'file'; file: string; size: number; type: string }
-  | { kind: 'buffer'; data: Buffer; type: string };
+export type PreviewOutcome = { kind: 'raw' } | { kind: 'file'; file: string; size: number; type: string } | { kind: 'buffer'; data: Buffer; type: string };
 
 export interface PreviewOptions {
   /** Absolute real path of the served root; the cache mirrors paths relative to it. */
@@ -126,9 +123,7 @@ export class PreviewService {
     let job = this.jobs.get(key);
     if (!job) {
       const controller = new AbortController();
-      const promise = this.limiter
-        .run(() => this.convert(target, size, plan, dir, stem), controller.signal)
-        .finally(() => this.jobs.delete(key));
+      const promise = this.limiter.run(() => this.convert(target, size, plan, dir, stem), controller.signal).finally(() => this.jobs.delete(key));
       job = { promise, controller, waiters: 0 };
       this.jobs.set(key, job);
     }

@@ -66,8 +66,7 @@ function normalize(text: string): string {
   return text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
 }
 
-const SRT_TIMING =
-  /^\s*(\d+):(\d{1,2}):(\d{1,2})(?:[.,:](\d{1,3}))?\s*-->\s*(\d+):(\d{1,2}):(\d{1,2})(?:[.,:](\d{1,3}))?/;
+const SRT_TIMING = /^\s*(\d+):(\d{1,2}):(\d{1,2})(?:[.,:](\d{1,3}))?\s*-->\s*(\d+):(\d{1,2}):(\d{1,2})(?:[.,:](\d{1,3}))?/;
 
 /** SubRip → WebVTT. Cue numbers are optional; b/i/u tags (and `{b}` forms) are kept, others dropped. */
 export function srtToVtt(input: string): string {

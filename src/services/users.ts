@@ -92,7 +92,7 @@ export class UserService {
       const issue = r.error.issues[0];
       throw new BadRequestError(`invalid user: ${issue?.path.join('.') || 'data'}: ${issue?.message ?? 'invalid'}`);
     }
-    checkRules(r.data.rules, 'the user\'s rules');
+    checkRules(r.data.rules, "the user's rules");
     return r.data;
   }
 
@@ -147,13 +147,7 @@ export class UserService {
    * Applies a PUT /api/users/{id} body. `actor` is the signed-in user; `authMethod`
    * decides whether the current password is required.
    */
-  async update(
-    actor: UserRecord,
-    id: number,
-    body: UserWrite,
-    requireCurrentPassword: boolean,
-    options: UpdateOptions = {},
-  ): Promise<UserRecord> {
+  async update(actor: UserRecord, id: number, body: UserWrite, requireCurrentPassword: boolean, options: UpdateOptions = {}): Promise<UserRecord> {
     if (!actor.perm.admin && actor.id !== id) throw new ForbiddenError('you may only change your own profile');
     const target = await this.repos.users.mustGet(id);
     const rawData = body.data as Record<string, unknown>;

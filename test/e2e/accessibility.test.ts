@@ -13,7 +13,11 @@ function unnamedControls(page: Page): Promise<string[]> {
     const out: string[] = [];
     for (const el of controls) {
       if (el.closest('[hidden]') || el.getAttribute('type') === 'hidden') continue;
-      const labelled = el.getAttribute('aria-labelledby')?.split(' ').map((id) => document.getElementById(id)?.textContent ?? '').join(' ');
+      const labelled = el
+        .getAttribute('aria-labelledby')
+        ?.split(' ')
+        .map((id) => document.getElementById(id)?.textContent ?? '')
+        .join(' ');
       const label = (el as HTMLInputElement).labels?.[0]?.textContent;
       const img = el.querySelector('img[alt]')?.getAttribute('alt');
       const name = [el.getAttribute('aria-label'), labelled, label, el.textContent, el.getAttribute('title'), img].find((s) => s?.trim());
@@ -92,6 +96,7 @@ describe('accessibility of the main screens', () => {
       expect(focused.ring, `focus ring on ${focused.name}`).toBe(true);
       reached.add(focused.name);
     }
-    for (const name of ['My files', 'New folder', 'Settings', 'Download', 'Switch view', 'Info', 'Select multiple', 'folder']) expect(reached, name).toContain(name);
+    for (const name of ['My files', 'New folder', 'Settings', 'Download', 'Switch view', 'Info', 'Select multiple', 'folder'])
+      expect(reached, name).toContain(name);
   });
 });

@@ -108,7 +108,11 @@ describe('browsing files', () => {
     await open(page);
     const listing = page.locator('.listing');
     expect(await listing.getAttribute('class')).toContain('listing-list');
-    for (const [mode, cls] of [['mosaic', 'listing-mosaic'], ['mosaic gallery', 'listing-gallery'], ['list', 'listing-list']] as const) {
+    for (const [mode, cls] of [
+      ['mosaic', 'listing-mosaic'],
+      ['mosaic gallery', 'listing-gallery'],
+      ['list', 'listing-list'],
+    ] as const) {
       await page.getByRole('button', { name: 'Switch view' }).click();
       await expect.poll(() => listing.getAttribute('class')).toContain(cls);
       expect(await names(page)).toContain('a.txt');

@@ -42,10 +42,16 @@ describe('search and preview', () => {
     root = tempDir('fm-e2e-preview-');
     fs.mkdirSync(path.join(root, 'media'));
     fs.mkdirSync(path.join(root, 'many'));
-    for (const [name, colour] of [['a.jpg', '#e74c3c'], ['b.png', '#3498db'], ['c.jpg', '#2ecc71']]) {
+    for (const [name, colour] of [
+      ['a.jpg', '#e74c3c'],
+      ['b.png', '#3498db'],
+      ['c.jpg', '#2ecc71'],
+    ]) {
       await sharp({ create: { width: 320, height: 240, channels: 3, background: colour } }).toFile(path.join(root, 'media', name));
     }
-    await sharp({ create: { width: 300, height: 200, channels: 3, background: '#8e44ad' } }).tiff({ compression: 'lzw' }).toFile(path.join(root, 'media/scan.tif'));
+    await sharp({ create: { width: 300, height: 200, channels: 3, background: '#8e44ad' } })
+      .tiff({ compression: 'lzw' })
+      .toFile(path.join(root, 'media/scan.tif'));
     fs.writeFileSync(path.join(root, 'media/notes.txt'), 'plain text\nline two\n');
     fs.writeFileSync(path.join(root, 'media/zz.bin'), Buffer.alloc(64, 1));
     fs.writeFileSync(path.join(root, 'media/clip.vtt'), 'WEBVTT\n\n00:00.000 --> 00:05.000\nHello captions\n');

@@ -65,20 +65,31 @@ async function parseServeArgs(argv: string[]): Promise<{ root: string; flags: Se
  * server, the services (their timers and workers) and the database.
  */
 export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
-  const [{ openDatabase }, { createServices, shutdownServices }, setup, { provisioningProblem }, { startServer }, { loadWebBundle }, { parseDuration }, { databasePath }, { VERSION }, serveCli, { parseSize }] =
-    await Promise.all([
-      import('../../src/storage/db.ts'),
-      import('../../src/services/index.ts'),
-      import('../../src/services/setup.ts'),
-      import('../../src/services/settings.ts'),
-      import('../../src/server/start.ts'),
-      import('../../src/server/routes/static.ts'),
-      import('../../src/services/duration.ts'),
-      import('../../src/cli/run.ts'),
-      import('../../src/version.ts'),
-      import('../../src/cli/commands/serve.ts'),
-      import('../../src/api/size.ts'),
-    ]);
+  const [
+    { openDatabase },
+    { createServices, shutdownServices },
+    setup,
+    { provisioningProblem },
+    { startServer },
+    { loadWebBundle },
+    { parseDuration },
+    { databasePath },
+    { VERSION },
+    serveCli,
+    { parseSize },
+  ] = await Promise.all([
+    import('../../src/storage/db.ts'),
+    import('../../src/services/index.ts'),
+    import('../../src/services/setup.ts'),
+    import('../../src/services/settings.ts'),
+    import('../../src/server/start.ts'),
+    import('../../src/server/routes/static.ts'),
+    import('../../src/services/duration.ts'),
+    import('../../src/cli/run.ts'),
+    import('../../src/version.ts'),
+    import('../../src/cli/commands/serve.ts'),
+    import('../../src/api/size.ts'),
+  ]);
   const home = opts.home ?? tempDir();
   const rootDir = opts.root ?? path.join(home, 'root');
   fs.mkdirSync(rootDir, { recursive: true });

@@ -190,7 +190,10 @@ describe('a client that leaves stops the archive', () => {
     fs.mkdirSync(big);
     // Incompressible data, so that the compressor is still busy when the first bytes arrive.
     for (let i = 0; i < 16; i++) fs.writeFileSync(path.join(big, `f${i}.bin`), crypto.randomBytes(1 << 20));
-    const children = () => spawnSync('ps', ['-o', 'comm=', '--ppid', String(fm.pid)], { encoding: 'utf8' }).stdout.split('\n').filter((s) => /bzip2|xz|zstd|lz4/.test(s));
+    const children = () =>
+      spawnSync('ps', ['-o', 'comm=', '--ppid', String(fm.pid)], { encoding: 'utf8' })
+        .stdout.split('\n')
+        .filter((s) => /bzip2|xz|zstd|lz4/.test(s));
     // bzip2 streams block by block (xz -T0 holds its output back, zstd and lz4 finish too fast
     // to be caught running); the kill-on-close path is the same for every program.
     for (const algo of ['tarbz2']) {
@@ -222,13 +225,14 @@ describe('a client that leaves mid-archive', () => {
     fs.mkdirSync(many);
     // Above the read-ahead size: entries prepared ahead hold open handles until their turn.
     for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(many, `f${i}.bin`), crypto.randomBytes(300_000));
-    const openFiles = () => fs.readdirSync(`/proc/${fm.pid}/fd`).filter((fd) => {
-      try {
-        return fs.readlinkSync(`/proc/${fm.pid}/fd/${fd}`).startsWith(many);
-      } catch {
-        return false;
-      }
-    }).length;
+    const openFiles = () =>
+      fs.readdirSync(`/proc/${fm.pid}/fd`).filter((fd) => {
+        try {
+          return fs.readlinkSync(`/proc/${fm.pid}/fd/${fd}`).startsWith(many);
+        } catch {
+          return false;
+        }
+      }).length;
     const u = new URL(fm.url);
     for (const algo of ['zip', 'targz']) {
       await new Promise<void>((resolve, reject) => {

@@ -16,7 +16,13 @@ describe('AUTH proxy header names match exactly', () => {
   const TRUSTED = '127.0.0.5';
   const get = (p: string, user: string | string[]) => rawRequest(fm.url, { path: p, headers: { 'X-User': user }, localAddress: TRUSTED });
   const login = (user: string | string[]) =>
-    rawRequest(fm.url, { method: 'POST', path: '/api/login', body: '{}', headers: { 'X-User': user, 'Content-Type': 'application/json' }, localAddress: TRUSTED });
+    rawRequest(fm.url, {
+      method: 'POST',
+      path: '/api/login',
+      body: '{}',
+      headers: { 'X-User': user, 'Content-Type': 'application/json' },
+      localAddress: TRUSTED,
+    });
 
   beforeAll(async () => {
     fm = await startFm({ args: ['--auth-header', 'X-User', '--trusted-proxies', TRUSTED] });
@@ -60,7 +66,12 @@ describe('AUTH hook names match exactly, and a hook login never changes an exist
     admin = await adminClient(fm);
     // The hook is this Node: Node 24 cannot start under the default 1 GiB address-space limit
     // of the sandbox (V8 reserves more), so this instance allows 4 GiB.
-    await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', execMaxMemory: 4 * 1024 ** 3, auth: { ...s.auth, command: `${process.execPath} ${HOOK}` } }));
+    await patchSettings(fm.dbFile, (s) => ({
+      ...s,
+      authMethod: 'hook',
+      execMaxMemory: 4 * 1024 ** 3,
+      auth: { ...s.auth, command: `${process.execPath} ${HOOK}` },
+    }));
   });
   afterAll(async () => {
     await fm.stop();

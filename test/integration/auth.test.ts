@@ -49,11 +49,7 @@ describe('AUTH login', () => {
   });
 
   it('answers 403 on a wrong password, an unknown user and empty credentials', async () => {
-    for (const body of [
-      { username: 'admin', password: 'wrong-password-123' },
-      { username: 'nobody-here', password: 'whatever-password' },
-      {},
-    ]) {
+    for (const body of [{ username: 'admin', password: 'wrong-password-123' }, { username: 'nobody-here', password: 'whatever-password' }, {}]) {
       const res = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify(body) });
       expect(res.status).toBe(403);
       expect(await res.text()).toMatch(/^403 Forbidden/);

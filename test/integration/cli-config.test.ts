@@ -44,12 +44,23 @@ describe('fm config set', () => {
   it('changes only the settings given: uploads, exec, thumbnails, branding, defaults', async () => {
     const before = await settings();
     const r = await cli([
-      'config', 'set',
-      '--tus-chunk-size', '1.5GiB', '--tus-retry-count', '2',
-      '--exec', '--no-thumbnails',
-      '--branding-name', 'Team files', '--branding-theme', 'dark',
-      '--no-perm-delete', '--locale', 'fr',
-      '--min-password-length', '16',
+      'config',
+      'set',
+      '--tus-chunk-size',
+      '1.5GiB',
+      '--tus-retry-count',
+      '2',
+      '--exec',
+      '--no-thumbnails',
+      '--branding-name',
+      'Team files',
+      '--branding-theme',
+      'dark',
+      '--no-perm-delete',
+      '--locale',
+      'fr',
+      '--min-password-length',
+      '16',
       '--json',
     ]);
     expect(r.code).toBe(0);
@@ -124,7 +135,10 @@ describe('fm config cat', () => {
     expect(human.stdout).toMatch(/^signup:\s+yes$/m);
     expect(human.stdout).toMatch(/^tus chunk size:\s+1\.5GB$/m);
     expect(human.stdout).toMatch(/^exec:\s+on$/m);
-    const values = human.stdout.split('\n\n')[0].split('\n').map((l) => /^[^:]+:\s+/.exec(l)![0].length);
+    const values = human.stdout
+      .split('\n\n')[0]
+      .split('\n')
+      .map((l) => /^[^:]+:\s+/.exec(l)![0].length);
     expect(new Set(values).size).toBe(1);
     const json = JSON.parse((await cli(['config', 'cat', '--json'])).stdout);
     const { auth, authMethod, ...rest } = json;

@@ -29,7 +29,8 @@ describe('small commands', () => {
     const [bash, ...rest] = await Promise.all(shells.map((shell) => runFm(['completion', shell])));
     for (const [i, r] of [bash, ...rest].entries()) {
       expect(r.code).toBe(0);
-      for (const word of ['serve', 'users', 'config', 'rules', 'cmds', '--tus-chunk-size']) expect(r.stdout).toContain(word.replace(/^--/, shells[i] === 'fish' ? '' : '--'));
+      for (const word of ['serve', 'users', 'config', 'rules', 'cmds', '--tus-chunk-size'])
+        expect(r.stdout).toContain(word.replace(/^--/, shells[i] === 'fish' ? '' : '--'));
     }
     expect(spawnSync('bash', ['-n'], { input: bash.stdout }).status).toBe(0);
     expect((await runFm(['completion', 'powershell'])).code).toBe(2);
@@ -38,7 +39,13 @@ describe('small commands', () => {
 
 describe('conventions', () => {
   it('--help shows examples for commands', async () => {
-    const commands = [['users', 'add'], ['config', 'set'], ['rules', 'add'], ['cmds', 'add'], ['users', 'import']];
+    const commands = [
+      ['users', 'add'],
+      ['config', 'set'],
+      ['rules', 'add'],
+      ['cmds', 'add'],
+      ['users', 'import'],
+    ];
     for (const r of await Promise.all(commands.map((cmd) => runFm([...cmd, '--help'])))) {
       expect(r.code).toBe(0);
       expect(r.stdout).toMatch(/Examples:\n {2}fm /);

@@ -79,8 +79,18 @@ describe('fm rules', () => {
   });
 
   it.each<[string, string[], number, RegExp]>([
-    ['an invalid regular expression', ['add', '--regex', '(unclosed'], 1, /^fm: invalid regular expression in the rule: \(unclosed \(missing closing \): `\(unclosed`\)\n$/],
-    ['a lookahead (RE2 has none)', ['add', '--regex', 'a(?=b)'], 1, /^fm: invalid regular expression in the rule: a\(\?=b\) \(invalid or unsupported Perl syntax: `\(\?=`\)\n$/],
+    [
+      'an invalid regular expression',
+      ['add', '--regex', '(unclosed'],
+      1,
+      /^fm: invalid regular expression in the rule: \(unclosed \(missing closing \): `\(unclosed`\)\n$/,
+    ],
+    [
+      'a lookahead (RE2 has none)',
+      ['add', '--regex', 'a(?=b)'],
+      1,
+      /^fm: invalid regular expression in the rule: a\(\?=b\) \(invalid or unsupported Perl syntax: `\(\?=`\)\n$/,
+    ],
     ['an empty regular expression', ['add', '--regex', ''], 2, /the rule is empty/],
     ['a path above the scope', ['add', '/a/../../etc'], 1, /must not contain "\.\."/],
     ['an unknown user', ['add', '/x', '--user', 'nobody'], 1, /^fm: user "nobody" not found\n$/],

@@ -36,7 +36,21 @@ describe('export → import into a fresh database', () => {
   beforeAll(async () => {
     source = await startFm({ home: path.join(work, 'source') });
     const db = source.dbFile;
-    await ok(db, ['config', 'set', '--signup', '--create-user-dir', '--branding-name', 'Source', '--tus-chunk-size', '3MB', '--exec', '--auth-header', 'X-User', '--recaptcha-key', 'k']);
+    await ok(db, [
+      'config',
+      'set',
+      '--signup',
+      '--create-user-dir',
+      '--branding-name',
+      'Source',
+      '--tus-chunk-size',
+      '3MB',
+      '--exec',
+      '--auth-header',
+      'X-User',
+      '--recaptcha-key',
+      'k',
+    ]);
     await ok(db, ['rules', 'add', '/private']);
     await ok(db, ['cmds', 'add', 'after_upload', '/bin/true']);
     await ok(db, ['users', 'add', 'alice', 'alice-long-password', '--scope', '/alice', '--locale', 'ja', '--no-perm-share', '--commands', 'git,ls', '--force']);
@@ -117,7 +131,10 @@ describe('import from filebrowser', () => {
         branding: { name: 'Old Files', theme: 'dark' },
         tus: { chunkSize: 5 * 1024 * 1024, retryCount: 3 },
         enableThumbnails: false,
-        rules: [{ path: '/secret', regex: false }, { regex: true, regexp: { raw: '\\.bak$' } }],
+        rules: [
+          { path: '/secret', regex: false },
+          { regex: true, regexp: { raw: '\\.bak$' } },
+        ],
       });
       const alice = new Client(server.url);
       await alice.login('alice', 'filebrowser-alice-pass');
@@ -160,12 +177,36 @@ describe('imports are all or nothing', () => {
     ['malformed JSON', ['users', 'import'], '[{"username": ', 1, /is not valid JSON/],
     ['not a list', ['users', 'import'], { username: 'x' }, 1, /expected a JSON array of users/],
     ['a plain-text password', ['users', 'import'], [{ username: 'x', password: 'secret-secret' }], 1, /user #1 \("x"\): the password is not a bcrypt hash/],
-    ['a bad user after good ones', ['users', 'import'], [{ username: 'ok1', password: hash }, { username: 'bad', password: hash, perm: { god: true } }], 1, /user #2 \("bad"\): unknown permission "god"/],
+    [
+      'a bad user after good ones',
+      ['users', 'import'],
+      [
+        { username: 'ok1', password: hash },
+        { username: 'bad', password: hash, perm: { god: true } },
+      ],
+      1,
+      /user #2 \("bad"\): unknown permission "god"/,
+    ],
     ['a taken id without --overwrite', ['users', 'import'], [{ id: 1, username: 'other', password: hash }], 2, /user id 1 is already taken by "admin"/],
     ['a taken username', ['users', 'import'], [{ id: 50, username: 'Keeper', password: hash }], 1, /username "Keeper" would belong to two users/],
-    ['two users with one name', ['users', 'import'], [{ username: 'twin', password: hash }, { username: 'TWIN', password: hash }], 1, /would belong to two users/],
+    [
+      'two users with one name',
+      ['users', 'import'],
+      [
+        { username: 'twin', password: hash },
+        { username: 'TWIN', password: hash },
+      ],
+      1,
+      /would belong to two users/,
+    ],
     ['no admin left', ['users', 'import', '--replace'], [{ username: 'solo', password: hash }], 1, /^fm: the instance would be left without an admin\n$/],
-    ['an invalid rule', ['users', 'import'], [{ username: 'r', password: hash, rules: [{ regex: true, regexp: { raw: '[' } }] }], 1, /invalid regular expression/],
+    [
+      'an invalid rule',
+      ['users', 'import'],
+      [{ username: 'r', password: hash, rules: [{ regex: true, regexp: { raw: '[' } }] }],
+      1,
+      /invalid regular expression/,
+    ],
     ['malformed settings', ['config', 'import'], '{"settings": ', 1, /is not valid JSON/],
     ['a wrong type in settings', ['config', 'import'], { settings: { signup: 'yes' } }, 1, /invalid settings: signup/],
     ['an unknown auth method', ['config', 'import'], { settings: { authMethod: 'ldap' } }, 1, /invalid settings: authMethod/],

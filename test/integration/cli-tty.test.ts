@@ -62,10 +62,13 @@ afterAll(async () => {
 
 describe.skipIf(!hasScript)('prompts on a terminal', () => {
   it('asks for a missing password twice, hidden, and the user can log in with it', async () => {
-    const r = await onTerminal(['users', 'add', 'tina'], [
-      [/New password for "tina"/, 'tina-long-password\r'],
-      [/Repeat the password/, 'tina-long-password\r'],
-    ]);
+    const r = await onTerminal(
+      ['users', 'add', 'tina'],
+      [
+        [/New password for "tina"/, 'tina-long-password\r'],
+        [/Repeat the password/, 'tina-long-password\r'],
+      ],
+    );
     expect(r.code).toBe(0);
     expect(r.output).toContain('added user "tina"');
     expect(r.output).not.toContain('tina-long-password');
@@ -73,12 +76,15 @@ describe.skipIf(!hasScript)('prompts on a terminal', () => {
   });
 
   it('asks again when the two passwords differ', async () => {
-    const r = await onTerminal(['users', 'update', 'tina', '--password'], [
-      [/New password for "tina"/, 'first-long-password\r'],
-      [/Repeat the password/, 'other-long-password\r'],
-      [/do not match[\s\S]*New password for "tina"/, 'second-long-password\r'],
-      [/Repeat the password/, 'second-long-password\r'],
-    ]);
+    const r = await onTerminal(
+      ['users', 'update', 'tina', '--password'],
+      [
+        [/New password for "tina"/, 'first-long-password\r'],
+        [/Repeat the password/, 'other-long-password\r'],
+        [/do not match[\s\S]*New password for "tina"/, 'second-long-password\r'],
+        [/Repeat the password/, 'second-long-password\r'],
+      ],
+    );
     expect(r.code).toBe(0);
     expect(await canLogin('tina', 'second-long-password')).toBe(true);
   });

@@ -67,7 +67,6 @@ describe('fm users add', () => {
     expect(r.stderr).toBe('fm: "erin": no password given and no terminal to ask on (pass it as an argument, or use --password-stdin)\n');
     expect((await apiUsers()).map((u) => u.username)).not.toContain('erin');
   });
-
 });
 
 describe('fm users add refuses bad input with one line, and changes nothing', () => {
@@ -139,7 +138,7 @@ describe('fm users update', () => {
     });
   });
 
-  it('sets a new password: the old one stops working and the user\'s sessions end', async () => {
+  it("sets a new password: the old one stops working and the user's sessions end", async () => {
     const bob = new Client(fm.url);
     await bob.login('bob', 'bob-long-password');
     expect((await bob.fetch('/api/renew', { method: 'POST' })).status).toBe(200);
@@ -154,7 +153,6 @@ describe('fm users update', () => {
     expect(await canLogin('caroline', 'carol-long-password')).toBe(true);
     expect((await apiUsers()).find((u) => u.username === 'caroline')).toMatchObject({ lockPassword: true });
   });
-
 });
 
 describe('fm users update refuses bad updates and changes nothing', () => {

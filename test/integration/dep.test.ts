@@ -44,7 +44,9 @@ describe('DEP: request smuggling shapes are refused (GHSA-6jqf-mv7m-3q7p)', () =
   });
 
   it('two different Content-Length headers', async () => {
-    const out = await exchange(`POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nContent-Length: ${4 + smuggled.length}\r\n\r\nabcd${smuggled}`);
+    const out = await exchange(
+      `POST /api/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 4\r\nContent-Length: ${4 + smuggled.length}\r\n\r\nabcd${smuggled}`,
+    );
     expect(statuses(out)).toEqual([400]);
   });
 

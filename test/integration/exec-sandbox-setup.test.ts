@@ -44,7 +44,19 @@ describe('exec without bubblewrap', () => {
   });
 
   it('SANDBOX: fm config set sets the network and the limits of the sandbox', async () => {
-    const set = await runFm(['config', 'set', '--exec-network', '--exec-max-memory', '256MiB', '--exec-max-file-size', '1MiB', '--exec-max-processes', '9', '-d', db]);
+    const set = await runFm([
+      'config',
+      'set',
+      '--exec-network',
+      '--exec-max-memory',
+      '256MiB',
+      '--exec-max-file-size',
+      '1MiB',
+      '--exec-max-processes',
+      '9',
+      '-d',
+      db,
+    ]);
     expect(set.code, set.stderr).toBe(0);
     const s = JSON.parse((await runFm(['config', 'cat', '--json', '-d', db])).stdout);
     expect(s).toMatchObject({ execNetwork: true, execMaxMemory: 256 * 1024 ** 2, execMaxFileSize: 1024 ** 2, execMaxProcesses: 9 });
@@ -54,7 +66,9 @@ describe('exec without bubblewrap', () => {
   });
 
   it('SANDBOX: fm serve with exec on refuses to start without bubblewrap; --exec-unsandboxed starts it, with a warning', async () => {
-    await expect(spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap } })).rejects.toThrow(/exited with 1[\s\S]*install the Debian package bubblewrap/);
+    await expect(spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap } })).rejects.toThrow(
+      /exited with 1[\s\S]*install the Debian package bubblewrap/,
+    );
     const fm = await spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap }, args: ['--exec-unsandboxed'] });
     servers.push(fm);
     expect(fm.output()).toMatch(/warning: --exec-unsandboxed: commands and hooks run WITHOUT a sandbox/);

@@ -83,7 +83,11 @@ describe('the command sandbox', () => {
       ],
     });
     await createForced(admin, fm, 'bob', { scope: '/bob', perm: RW, commands: COMMANDS });
-    reader = await createForced(admin, fm, 'reader', { scope: '/reader', perm: { ...RW, create: false, rename: false, modify: false, delete: false }, commands: COMMANDS });
+    reader = await createForced(admin, fm, 'reader', {
+      scope: '/reader',
+      perm: { ...RW, create: false, rename: false, modify: false, delete: false },
+      commands: COMMANDS,
+    });
     await setSettings(admin, { enableExec: true, shell: [] });
   });
 
@@ -102,7 +106,10 @@ describe('the command sandbox', () => {
     expect(fs.realpathSync(path.join(aliceHome, 'l'))).toBe(fs.realpathSync(dataDir));
 
     const grep = await run('/', 'grep -R -a -l -e TOPSECRET -e SQLite .');
-    expect(grep.lines.filter((l) => !/^grep: .*No such file/.test(l)), output(grep)).toEqual([]);
+    expect(
+      grep.lines.filter((l) => !/^grep: .*No such file/.test(l)),
+      output(grep),
+    ).toEqual([]);
     const through = await run('/', bash('cat l/secret.txt l/fm.db; ls l/'));
     expect(output(through)).toMatch(/No such file or directory/);
     expect(output(through)).not.toMatch(/TOPSECRET|SQLite/);
@@ -179,7 +186,9 @@ describe('the command sandbox', () => {
     // The sandbox holds where the checks cannot look.
     const r = await run(
       '/',
-      bash(`cp -vt ${outside} a.txt; sort -uo ${outside}/sorted.txt a.txt; dd if=${db} of=dd-copy; dd if=a.txt of=${outside}/dd-out; curl -sS -o curl-copy file://${db}; curl -sS file:///etc/shadow`),
+      bash(
+        `cp -vt ${outside} a.txt; sort -uo ${outside}/sorted.txt a.txt; dd if=${db} of=dd-copy; dd if=a.txt of=${outside}/dd-out; curl -sS -o curl-copy file://${db}; curl -sS file:///etc/shadow`,
+      ),
     );
     expect(fs.readdirSync(outside)).toEqual([]);
     expect(fs.existsSync(path.join(aliceHome, 'curl-copy'))).toBe(false);
@@ -228,7 +237,14 @@ describe('the command sandbox', () => {
         what: 'user',
         which: [],
         current_password: fm.adminPassword,
-        data: { username: 'regexer', password: PASSWORD, scope: '/reader', perm: RW, commands: ['ls'], rules: [{ regex: true, allow: false, regexp: { raw: '\\.key$' } }] },
+        data: {
+          username: 'regexer',
+          password: PASSWORD,
+          scope: '/reader',
+          perm: RW,
+          commands: ['ls'],
+          rules: [{ regex: true, allow: false, regexp: { raw: '\\.key$' } }],
+        },
       },
     });
     expect(res.status).toBe(201);
@@ -339,9 +355,14 @@ describe('the command sandbox with the database inside the root', () => {
     const dbFile = path.join(root, '.fm', 'fm.db');
     expect(fs.statSync(dbFile).size).toBeGreaterThan(0);
     expect(fs.existsSync(`${dbFile}-wal`)).toBe(true);
-    const r = await runCommand(fm, '/api/command/', bash('wc -c < .fm/fm.db; wc -c < .fm/fm.db-wal; wc -c < .fm/fm.db-shm; ls -A .fm/cache 2>/dev/null | wc -l; grep -R -a -l SQLite . ; echo end'), {
-      token: admin.token,
-    });
+    const r = await runCommand(
+      fm,
+      '/api/command/',
+      bash('wc -c < .fm/fm.db; wc -c < .fm/fm.db-wal; wc -c < .fm/fm.db-shm; ls -A .fm/cache 2>/dev/null | wc -l; grep -R -a -l SQLite . ; echo end'),
+      {
+        token: admin.token,
+      },
+    );
     expect(r.lines, output(r)).toEqual(['0', '0', '0', '0', 'end']);
   });
 });

@@ -130,7 +130,7 @@ describe('command runner', () => {
       });
     }
 
-    it('EXEC: an allowlisted name never resolves to a file in the user\'s folder', async () => {
+    it("EXEC: an allowlisted name never resolves to a file in the user's folder", async () => {
       // A file named like an allowed program in the working folder is not what runs.
       fs.writeFileSync(path.join(aliceHome, 'pwd'), '#!/bin/sh\necho pwned\n', { mode: 0o755 });
       try {
@@ -141,7 +141,7 @@ describe('command runner', () => {
       }
     });
 
-    it('EXEC: scrubs the environment (fixed PATH, HOME the sandbox\'s own, no server variables)', async () => {
+    it("EXEC: scrubs the environment (fixed PATH, HOME the sandbox's own, no server variables)", async () => {
       const r = await runCommand(fm, '/api/command/docs', 'printenv', { token: alice.token });
       expect(r.final).toEqual({ type: 'exit', code: 0 });
       const env = Object.fromEntries(r.lines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
@@ -334,7 +334,12 @@ describe('command runner', () => {
     it('EXEC: the users API refuses a launcher in a user allowlist without force (create and update)', async () => {
       const create = await admin.fetch('/api/users', {
         method: 'POST',
-        json: { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'carol', password: 'a-long-test-password-1', commands: ['bash'] } },
+        json: {
+          what: 'user',
+          which: [],
+          current_password: fm.adminPassword,
+          data: { username: 'carol', password: 'a-long-test-password-1', commands: ['bash'] },
+        },
       });
       expect(create.status).toBe(400);
       expect(await create.text()).toMatch(/"bash" can launch other programs/);

@@ -13,7 +13,16 @@ import { listTree, makeTree, rawRequest } from '../helpers/files.ts';
 let fm: FmServer;
 let admin: Client;
 
-const ALL: Record<PermissionName, boolean> = { admin: false, execute: false, create: true, rename: true, modify: true, delete: true, share: true, download: true };
+const ALL: Record<PermissionName, boolean> = {
+  admin: false,
+  execute: false,
+  create: true,
+  rename: true,
+  modify: true,
+  delete: true,
+  share: true,
+  download: true,
+};
 
 interface Endpoint {
   name: string;
@@ -42,9 +51,21 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'save with PUT', method: 'PUT', path: '/api/resources/file.txt', body: 's', needs: ['modify'], ok: 200 },
   { name: 'create with PUT', method: 'PUT', path: '/api/resources/put-new.txt', body: 'p', needs: ['create'], ok: 200 },
   { name: 'copy', method: 'PATCH', path: `/api/resources/file.txt?action=copy&destination=${dest('/copy.txt')}`, needs: ['create'], ok: 200 },
-  { name: 'copy over', method: 'PATCH', path: `/api/resources/file.txt?action=copy&destination=${dest('/other.txt')}&override=true`, needs: ['create', 'modify'], ok: 200 },
+  {
+    name: 'copy over',
+    method: 'PATCH',
+    path: `/api/resources/file.txt?action=copy&destination=${dest('/other.txt')}&override=true`,
+    needs: ['create', 'modify'],
+    ok: 200,
+  },
   { name: 'move', method: 'PATCH', path: `/api/resources/file.txt?action=rename&destination=${dest('/moved.txt')}`, needs: ['rename'], ok: 200 },
-  { name: 'move over', method: 'PATCH', path: `/api/resources/file.txt?action=rename&destination=${dest('/other.txt')}&override=true`, needs: ['rename', 'modify'], ok: 200 },
+  {
+    name: 'move over',
+    method: 'PATCH',
+    path: `/api/resources/file.txt?action=rename&destination=${dest('/other.txt')}&override=true`,
+    needs: ['rename', 'modify'],
+    ok: 200,
+  },
   { name: 'delete', method: 'DELETE', path: '/api/resources/file.txt', needs: ['delete'], ok: 204 },
   { name: 'delete a folder', method: 'DELETE', path: '/api/resources/dir', needs: ['delete'], ok: 204 },
 ];
@@ -155,7 +176,7 @@ describe('AUTHZ: rules', () => {
     expect(names.sort()).toEqual(['logs', 'mixed', 'project', 'public.txt']);
     const logs = (await carol.json<{ items: Array<{ name: string }> }>('/api/resources/logs')).items.map((i) => i.name);
     expect(logs).toEqual(['a.txt']);
-    const mixed = (await carol.json<{ items: Array<{ name: string }>; numDirs: number }>('/api/resources/mixed'));
+    const mixed = await carol.json<{ items: Array<{ name: string }>; numDirs: number }>('/api/resources/mixed');
     expect(mixed.items.map((i) => i.name)).toEqual(['ok.txt']);
     expect(mixed.numDirs).toBe(0);
   });
@@ -201,7 +222,8 @@ describe('AUTHZ: rules', () => {
   it('denied entries are left out of archives', async () => {
     const tar = await send('GET', '/api/raw/?algo=tar');
     expect(tar.status).toBe(200);
-    for (const s of ['private-content', 'keep-out-content', 'log-content', 'dotenv-content', 'git-config']) expect(tar.body.includes(Buffer.from(s)), s).toBe(false);
+    for (const s of ['private-content', 'keep-out-content', 'log-content', 'dotenv-content', 'git-config'])
+      expect(tar.body.includes(Buffer.from(s)), s).toBe(false);
     expect(tar.body.includes(Buffer.from('pub'))).toBe(true);
   });
 
@@ -213,7 +235,7 @@ describe('AUTHZ: rules', () => {
   });
 });
 
-describe('AUTHZ: users with different scopes never see each other\'s files', () => {
+describe("AUTHZ: users with different scopes never see each other's files", () => {
   let dave: Client;
   let erin: Client;
   beforeAll(async () => {
@@ -239,7 +261,10 @@ describe('AUTHZ: users with different scopes never see each other\'s files', () 
       }
     }
     for (const to of ['/../erin/stolen.txt', '../erin/erin.txt']) {
-      const res = await rawRequest(fm.url, `/api/resources/dave.txt?action=copy&destination=${dest(to)}&override=true`, { method: 'PATCH', headers: { 'X-Auth': dave.token } });
+      const res = await rawRequest(fm.url, `/api/resources/dave.txt?action=copy&destination=${dest(to)}&override=true`, {
+        method: 'PATCH',
+        headers: { 'X-Auth': dave.token },
+      });
       expect(res.status).toBe(403);
     }
     const del = await rawRequest(fm.url, '/api/resources/../erin/erin.txt', { method: 'DELETE', headers: { 'X-Auth': dave.token } });

@@ -259,7 +259,10 @@ describe('links into a folder the rules deny', () => {
   let ruledWalk: Client;
   beforeAll(async () => {
     const rules = [{ path: '/secret', allow: false }];
-    [{ client: ruled }, { client: ruledWalk }] = await Promise.all([createUser(admin, indexed, 'ruled', { rules }), createUser(walkAdmin, walk, 'ruled', { rules })]);
+    [{ client: ruled }, { client: ruledWalk }] = await Promise.all([
+      createUser(admin, indexed, 'ruled', { rules }),
+      createUser(walkAdmin, walk, 'ruled', { rules }),
+    ]);
   });
 
   it('are left out of the recursive listing, and their target’s size never shows', async () => {

@@ -221,7 +221,12 @@ describe('regular expressions in rules', () => {
     expect(await res.text()).toMatch(/invalid regular expression/);
     const user = await admin.fetch('/api/users', {
       method: 'POST',
-      json: { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'rex', password: 'a-long-test-password-1', rules: [{ ...lookahead, regexp: { raw: '(a)\\1' } }] } },
+      json: {
+        what: 'user',
+        which: [],
+        current_password: fm.adminPassword,
+        data: { username: 'rex', password: 'a-long-test-password-1', rules: [{ ...lookahead, regexp: { raw: '(a)\\1' } }] },
+      },
     });
     expect(user.status).toBe(400);
     const cli = await runFm(['rules', 'add', '--regex', '(?<=x)y', '--database', fm.dbFile]);

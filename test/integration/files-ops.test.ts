@@ -20,8 +20,7 @@ async function call(method: string, p: string, body?: string | Buffer) {
   const res = await admin.fetch(`/api/resources${p}`, { method, body: typeof body === 'string' || body === undefined ? body : new Uint8Array(body) });
   return { status: res.status, text: await res.text(), headers: res.headers };
 }
-const patch = (from: string, action: string, to: string, extra = '') =>
-  call('PATCH', `${from}?action=${action}&destination=${encodeURIComponent(to)}${extra}`);
+const patch = (from: string, action: string, to: string, extra = '') => call('PATCH', `${from}?action=${action}&destination=${encodeURIComponent(to)}${extra}`);
 
 async function setSettings(changes: Record<string, unknown>) {
   const current = await admin.json<Record<string, unknown>>('/api/settings');
@@ -127,7 +126,13 @@ describe('PUT saves', () => {
 describe('atomic writes', () => {
   async function abortedUpload(method: string, p: string) {
     const u = new URL(fm.url);
-    const req = http.request({ host: u.hostname, port: u.port, method, path: `/api/resources${p}`, headers: { 'X-Auth': admin.token, 'Content-Length': '1000000' } });
+    const req = http.request({
+      host: u.hostname,
+      port: u.port,
+      method,
+      path: `/api/resources${p}`,
+      headers: { 'X-Auth': admin.token, 'Content-Length': '1000000' },
+    });
     req.on('error', () => {});
     req.write(Buffer.alloc(300_000, 'n'));
     // Wait until the server is writing the temporary file, then cut the connection.
@@ -257,7 +262,12 @@ describe('PATCH copy', () => {
   });
 
   it('override replaces a file and merges folders', async () => {
-    makeTree(fm.root, { 'a.txt': 'A', 'b.txt': 'B', src: { 'same.txt': 'new', 'only-src.txt': 's', sub: { 'x.txt': 'x' } }, dst: { 'same.txt': 'old', 'only-dst.txt': 'd' } });
+    makeTree(fm.root, {
+      'a.txt': 'A',
+      'b.txt': 'B',
+      src: { 'same.txt': 'new', 'only-src.txt': 's', sub: { 'x.txt': 'x' } },
+      dst: { 'same.txt': 'old', 'only-dst.txt': 'd' },
+    });
     expect((await patch('/a.txt', 'copy', '/b.txt', '&override=true')).status).toBe(200);
     expect(read('b.txt')).toBe('A');
     expect((await patch('/src', 'copy', '/dst', '&override=true')).status).toBe(200);
@@ -314,7 +324,12 @@ describe('PATCH rename (move)', () => {
   });
 
   it('conflicts, rename and override like copy; a folder onto a folder merges', async () => {
-    makeTree(fm.root, { 'a.txt': 'A', 'b.txt': 'B', src: { 'same.txt': 'new', sub: { 'x.txt': 'x' } }, dst: { 'same.txt': 'old', 'keep.txt': 'k', sub: { 'y.txt': 'y' } } });
+    makeTree(fm.root, {
+      'a.txt': 'A',
+      'b.txt': 'B',
+      src: { 'same.txt': 'new', sub: { 'x.txt': 'x' } },
+      dst: { 'same.txt': 'old', 'keep.txt': 'k', sub: { 'y.txt': 'y' } },
+    });
     expect((await patch('/a.txt', 'rename', '/b.txt')).status).toBe(409);
     expect((await patch('/a.txt', 'rename', '/b.txt', '&rename=true')).status).toBe(200);
     expect(read('b (1).txt')).toBe('A');

@@ -180,7 +180,19 @@ describe('PATH: absolute paths and doubled slashes stay inside the scope', () =>
 });
 
 describe('PATH: rules match on segment boundaries, after cleaning (GHSA-5q48, GHSA-4mh3, GHSA-9f3r)', () => {
-  const denied = ['/a', '/a/', '/a/file.txt', '//a/file.txt', '/./a/file.txt', '/a/./file.txt', '/ab/../a/file.txt', '/%61/file.txt', '/a%2ffile.txt', '/a%5cfile.txt', '///a//file.txt'];
+  const denied = [
+    '/a',
+    '/a/',
+    '/a/file.txt',
+    '//a/file.txt',
+    '/./a/file.txt',
+    '/a/./file.txt',
+    '/ab/../a/file.txt',
+    '/%61/file.txt',
+    '/a%2ffile.txt',
+    '/a%5cfile.txt',
+    '///a//file.txt',
+  ];
 
   it('every spelling of a denied path is 403 on every route', async () => {
     for (const p of denied) {

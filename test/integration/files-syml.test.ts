@@ -291,7 +291,9 @@ describe("SYML: fm's own database inside the served root", () => {
     expect(tar.status).toBe(200);
     expect(tar.body.includes(Buffer.from('SQLite format'))).toBe(false);
     // Recursive operations on a folder that holds the database are refused.
-    expect((await rawRequest(inner.url, `/api/resources/?action=copy&destination=${encodeURIComponent('/x')}`, { method: 'PATCH', headers: h })).status).toBe(403);
+    expect((await rawRequest(inner.url, `/api/resources/?action=copy&destination=${encodeURIComponent('/x')}`, { method: 'PATCH', headers: h })).status).toBe(
+      403,
+    );
     expect(fs.existsSync(path.join(inner.root, 'fm.db'))).toBe(true);
     // The server still works: the database was not touched.
     expect((await rawRequest(inner.url, '/api/users', { headers: h })).status).toBe(200);

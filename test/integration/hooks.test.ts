@@ -68,7 +68,11 @@ describe('event hooks', () => {
     scope = path.join(root, 'alice');
     fs.mkdirSync(scope);
     db = await openDatabase(path.join(home, 'fm.db'));
-    const log = { info: (m: string) => logged.push(`info: ${m}`), warn: (m: string) => logged.push(`warn: ${m}`), error: (m: string) => logged.push(`error: ${m}`) };
+    const log = {
+      info: (m: string) => logged.push(`info: ${m}`),
+      warn: (m: string) => logged.push(`warn: ${m}`),
+      error: (m: string) => logged.push(`error: ${m}`),
+    };
     services = createServices(db, {
       root: fs.realpathSync(root),
       tokenLifetime: 3600,
@@ -197,8 +201,7 @@ describe('event hooks', () => {
   });
 
   describe('the auth hook (authMethod hook)', () => {
-    const login = (username: string, password: string) =>
-      services.auth.login({ username, password, ip: '127.0.0.1', headers: {} }).catch((e: unknown) => e);
+    const login = (username: string, password: string) => services.auth.login({ username, password, ip: '127.0.0.1', headers: {} }).catch((e: unknown) => e);
 
     it('EXEC (GHSA-m93h-4hw7-5qcm): runs argv-only with USERNAME and PASSWORD in a scrubbed environment', async () => {
       const s = await services.repos.settings.get();

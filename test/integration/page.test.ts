@@ -171,7 +171,16 @@ describe('/static assets', () => {
   });
 
   it('answers 404 to unknown assets, index.html, bad encodings and traversal, never 500', async () => {
-    for (const p of ['/static/nope.js', '/static/index.html', '/static/', '/static/%ZZ', '/static/%E0%A4%A', '/static/../package.json', '/static/..%2f..%2fpackage.json', '/static/assets/../../../etc/passwd']) {
+    for (const p of [
+      '/static/nope.js',
+      '/static/index.html',
+      '/static/',
+      '/static/%ZZ',
+      '/static/%E0%A4%A',
+      '/static/../package.json',
+      '/static/..%2f..%2fpackage.json',
+      '/static/assets/../../../etc/passwd',
+    ]) {
       const res = await get(p);
       expect(res.status, p).toBe(404);
     }

@@ -52,7 +52,9 @@ describe('AUTH own password change keeps the current session', () => {
     expect(await status(other.token, user.id)).toBe(401);
     // The new password is the one that logs in.
     await new Client(fm.url).login('frank', 'frank-second-password');
-    expect((await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'frank', password: 'frank-first-password' }) })).status).toBe(403);
+    expect((await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'frank', password: 'frank-first-password' }) })).status).toBe(
+      403,
+    );
   });
 
   it('a second change from the renewed session ends the first one', async () => {

@@ -48,9 +48,19 @@ beforeAll(async () => {
   fm = await startMediaFm();
   admin = await adminClient(fm);
   put('rot6.jpg', await (await redBlue(300, 200)).withMetadata({ orientation: 6 }).jpeg().toBuffer());
-  put('alpha.png', await sharp({ create: { width: 400, height: 100, channels: 4, background: { r: 0, g: 200, b: 0, alpha: 0.5 } } }).png().toBuffer());
+  put(
+    'alpha.png',
+    await sharp({ create: { width: 400, height: 100, channels: 4, background: { r: 0, g: 200, b: 0, alpha: 0.5 } } })
+      .png()
+      .toBuffer(),
+  );
   put('wide.webp', await (await redBlue(2000, 1000)).webp().toBuffer());
-  put('anim.gif', await sharp({ create: { width: 8, height: 8, channels: 3, background: 'green' } }).gif().toBuffer());
+  put(
+    'anim.gif',
+    await sharp({ create: { width: 8, height: 8, channels: 3, background: 'green' } })
+      .gif()
+      .toBuffer(),
+  );
   put('logo.svg', '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(document.cookie)</script></svg>');
   put('photo.heic', fs.readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/media/red-blue-64x48.heic')));
   put('bomb.png', bombPng(100_000, 100_000));
@@ -167,10 +177,20 @@ describe('GET /api/preview', () => {
   });
 
   it('makes a new preview after the file is overwritten (the cache key follows mtime and size)', async () => {
-    put('change.jpg', await sharp({ create: { width: 100, height: 100, channels: 3, background: 'red' } }).jpeg().toBuffer());
+    put(
+      'change.jpg',
+      await sharp({ create: { width: 100, height: 100, channels: 3, background: 'red' } })
+        .jpeg()
+        .toBuffer(),
+    );
     const before = Buffer.from(await (await admin.fetch('/api/preview/thumb/change.jpg')).arrayBuffer());
     expect(isRed(await pixel(before, 128, 128))).toBe(true);
-    put('change.jpg', await sharp({ create: { width: 100, height: 100, channels: 3, background: 'blue' } }).jpeg().toBuffer());
+    put(
+      'change.jpg',
+      await sharp({ create: { width: 100, height: 100, channels: 3, background: 'blue' } })
+        .jpeg()
+        .toBuffer(),
+    );
     const after = Buffer.from(await (await admin.fetch('/api/preview/thumb/change.jpg')).arrayBuffer());
     expect(isBlue(await pixel(after, 128, 128))).toBe(true);
     expect(fs.readdirSync(path.join(cacheDir(), 'change.jpg')).filter((n) => n.startsWith('thumb-'))).toHaveLength(1);

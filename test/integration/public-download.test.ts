@@ -142,7 +142,17 @@ describe('folder shares', () => {
     expect(ok.status).toBe(200);
     const { names } = await archive('tar', ok.body);
     expect(names.filter((n) => !n.endsWith('/'))).toEqual(['a.txt', 'sub/deep.txt']);
-    for (const sel of ['../private.txt', '../docs-private', 'a.txt,../private.txt', '%2e%2e/private.txt', 'link-out', 'link-sibling', 'secret', 'secret/s.txt', '..\\private.txt']) {
+    for (const sel of [
+      '../private.txt',
+      '../docs-private',
+      'a.txt,../private.txt',
+      '%2e%2e/private.txt',
+      'link-out',
+      'link-sibling',
+      'secret',
+      'secret/s.txt',
+      '..\\private.txt',
+    ]) {
       const res = await rawGet(fm.url, `/api/public/dl/${docs.hash}?files=${encodeURIComponent(sel)}&algo=tar`);
       expect([400, 403, 404], sel).toContain(res.status);
       expect(res.text, sel).not.toMatch(LEAKS);
@@ -150,7 +160,18 @@ describe('folder shares', () => {
   });
 
   it('PATH/SYML: traversal and escaping links in the subpath are refused', async () => {
-    for (const sub of ['/../private.txt', '/..%2fprivate.txt', '/%2e%2e/private.txt', '/sub/../../private.txt', '/..%5cprivate.txt', '/../docs-private/p.txt', '/link-out/outside.txt', '/link-sibling', '/secret/s.txt', '/secret']) {
+    for (const sub of [
+      '/../private.txt',
+      '/..%2fprivate.txt',
+      '/%2e%2e/private.txt',
+      '/sub/../../private.txt',
+      '/..%5cprivate.txt',
+      '/../docs-private/p.txt',
+      '/link-out/outside.txt',
+      '/link-sibling',
+      '/secret/s.txt',
+      '/secret',
+    ]) {
       const res = await rawGet(fm.url, `/api/public/dl/${docs.hash}${sub}`);
       expect([400, 403, 404], sub).toContain(res.status);
       expect(res.text, sub).not.toMatch(LEAKS);
@@ -190,7 +211,9 @@ describe('passwords and re-checks apply to downloads', () => {
     expect((await rawGet(fm.url, `/api/public/dl/${locked.hash}/a.txt?token=nope`)).status).toBe(401);
     const withHeader = await rawGet(fm.url, `/api/public/dl/${locked.hash}/a.txt`, { 'X-SHARE-PASSWORD': encodeURIComponent('open sesame') });
     expect(withHeader.text).toBe('alpha');
-    const info = (await (await fetch(`${fm.url}/api/public/share/${locked.hash}`, { headers: { 'X-SHARE-PASSWORD': 'open%20sesame' } })).json()) as { token: string };
+    const info = (await (await fetch(`${fm.url}/api/public/share/${locked.hash}`, { headers: { 'X-SHARE-PASSWORD': 'open%20sesame' } })).json()) as {
+      token: string;
+    };
     const withToken = await rawGet(fm.url, `/api/public/dl/${locked.hash}/a.txt?token=${info.token}`);
     expect(withToken.status).toBe(200);
     expect(withToken.text).toBe('alpha');

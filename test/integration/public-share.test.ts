@@ -292,7 +292,10 @@ describe('re-checks on every request', () => {
   });
 
   it('global rules apply as well', async () => {
-    const res = await admin.fetch('/api/settings', { method: 'PUT', json: { rules: [{ allow: false, path: '/docs/sub', regex: false, regexp: { raw: '' } }] } });
+    const res = await admin.fetch('/api/settings', {
+      method: 'PUT',
+      json: { rules: [{ allow: false, path: '/docs/sub', regex: false, regexp: { raw: '' } }] },
+    });
     expect(res.status).toBe(200);
     expect((await publicInfo(fm, docs.hash, '/sub/deep.txt')).status).toBe(403);
     await admin.fetch('/api/settings', { method: 'PUT', json: { rules: [] } });

@@ -10,7 +10,16 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, startFm, type Client, type FmServer } from '../helpers/server.ts';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
 
 let fm: FmServer;
 let admin: Client;
@@ -82,7 +91,9 @@ describe('XSS in Chromium', () => {
     const { context, page, res } = await openInline('doc.pdf');
     expect(res?.status()).toBe(200);
     await page.waitForTimeout(1500);
-    const { data, info } = await sharp(await page.screenshot()).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await sharp(await page.screenshot())
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     let red = 0;
     for (let i = 0; i < data.length; i += info.channels) if (data[i] > 200 && data[i + 1] < 80 && data[i + 2] < 80) red++;
     // The viewer drew the page: the big red heading covers thousands of pixels.

@@ -146,7 +146,11 @@ describe('Range', () => {
 describe('conditional requests', () => {
   it('If-None-Match and If-Modified-Since give 304 with no body', async () => {
     const { headers } = await get('/api/raw/digits.txt');
-    const variants: Array<Record<string, string>> = [{ 'If-None-Match': headers.etag! }, { 'If-None-Match': `"other", ${headers.etag}` }, { 'If-Modified-Since': headers['last-modified']! }];
+    const variants: Array<Record<string, string>> = [
+      { 'If-None-Match': headers.etag! },
+      { 'If-None-Match': `"other", ${headers.etag}` },
+      { 'If-Modified-Since': headers['last-modified']! },
+    ];
     for (const h of variants) {
       const res = await get('/api/raw/digits.txt', h);
       expect(res.status, JSON.stringify(h)).toBe(304);

@@ -103,7 +103,15 @@ describe('search index', () => {
     indexAdmin = await adminClient(indexed);
     await waitReady(indexAdmin);
     const profiles: Array<[string, Record<string, unknown>]> = [
-      ['ruled', { rules: [{ regex: false, allow: false, path: '/docs/private', regexp: { raw: '' } }, { regex: true, allow: false, path: '', regexp: { raw: '^/photos$' } }] }],
+      [
+        'ruled',
+        {
+          rules: [
+            { regex: false, allow: false, path: '/docs/private', regexp: { raw: '' } },
+            { regex: true, allow: false, path: '', regexp: { raw: '^/photos$' } },
+          ],
+        },
+      ],
       ['nodots', { hideDotfiles: true }],
       ['scoped', { scope: '/home/bob' }],
     ];
@@ -155,13 +163,26 @@ describe('search index', () => {
 
   it('sees files created, renamed and deleted outside fm within 2 seconds', async () => {
     put(root, 'docs/outside-made.txt');
-    expect(await eventually(() => search(indexAdmin, '/', 'outside-made'), (r) => r.length === 1)).toEqual(['f docs/outside-made.txt']);
+    expect(
+      await eventually(
+        () => search(indexAdmin, '/', 'outside-made'),
+        (r) => r.length === 1,
+      ),
+    ).toEqual(['f docs/outside-made.txt']);
     fs.renameSync(path.join(root, 'docs/outside-made.txt'), path.join(root, 'docs/outside-renamed.txt'));
-    expect(await eventually(() => search(indexAdmin, '/', 'outside-'), (r) => r.includes('f docs/outside-renamed.txt') && r.length === 1)).toEqual([
-      'f docs/outside-renamed.txt',
-    ]);
+    expect(
+      await eventually(
+        () => search(indexAdmin, '/', 'outside-'),
+        (r) => r.includes('f docs/outside-renamed.txt') && r.length === 1,
+      ),
+    ).toEqual(['f docs/outside-renamed.txt']);
     fs.rmSync(path.join(root, 'docs/outside-renamed.txt'));
-    expect(await eventually(() => search(indexAdmin, '/', 'outside-'), (r) => r.length === 0)).toEqual([]);
+    expect(
+      await eventually(
+        () => search(indexAdmin, '/', 'outside-'),
+        (r) => r.length === 0,
+      ),
+    ).toEqual([]);
   });
 
   it('reports its state to admins only', async () => {

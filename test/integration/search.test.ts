@@ -61,7 +61,10 @@ describe('GET /api/search', () => {
     const res = await admin.fetch('/api/search/docs?query=report');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
-    const lines = (await res.text()).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+    const lines = (await res.text())
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Line);
     expect(lines.every((l) => Object.keys(l).sort().join() === 'dir,path')).toBe(true);
     expect(paths(lines).sort()).toEqual(['Report 2024.pdf', 'private/secret-report.txt', 'privateer/report-ok.txt', 'report-draft.txt']);
   });
@@ -110,7 +113,9 @@ describe('GET /api/search', () => {
   });
 
   it('an empty query lists everything under the folder', async () => {
-    expect(paths(await search(admin, '/photos', ''))).toEqual(['photos/.thumbs', 'photos/.thumbs/report-cache.txt', 'photos/Beach.JPG', 'photos/city.png'].map((p) => p.slice('photos/'.length)));
+    expect(paths(await search(admin, '/photos', ''))).toEqual(
+      ['photos/.thumbs', 'photos/.thumbs/report-cache.txt', 'photos/Beach.JPG', 'photos/city.png'].map((p) => p.slice('photos/'.length)),
+    );
   });
 
   it('streams large result sets in several chunks', async () => {

@@ -146,11 +146,14 @@ describe('graceful shutdown', () => {
     let sent: Promise<number> = Promise.resolve(0);
     const send = (method: string, p: string, body?: string, hold = false) =>
       new Promise<{ status: number; text: string; req: http.ClientRequest }>((resolve, reject) => {
-        const req = http.request({ host: url.hostname, port: url.port, method, path: p, agent, headers: body ? { 'Content-Length': Buffer.byteLength(body) } : {} }, (res) => {
-          let text = '';
-          res.setEncoding('utf8').on('data', (d: string) => (text += d));
-          res.on('end', () => resolve({ status: res.statusCode!, text, req }));
-        });
+        const req = http.request(
+          { host: url.hostname, port: url.port, method, path: p, agent, headers: body ? { 'Content-Length': Buffer.byteLength(body) } : {} },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8').on('data', (d: string) => (text += d));
+            res.on('end', () => resolve({ status: res.statusCode!, text, req }));
+          },
+        );
         req.on('error', reject);
         if (hold && body) {
           // Send the headers and half the body now; the test sends the rest later.
@@ -201,7 +204,10 @@ describe('request log', () => {
 
   it('logs method, path, status and time, never the query string or a token', async () => {
     fm = await spawnFm();
-    const login = await fetch(`${fm.url}/api/login?password=${fm.adminPassword}`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
+    const login = await fetch(`${fm.url}/api/login?password=${fm.adminPassword}`, {
+      method: 'POST',
+      body: JSON.stringify({ username: 'admin', password: fm.adminPassword }),
+    });
     const token = await login.text();
     await fetch(`${fm.url}/api/users/1?auth=${token}&secret=hunter2`, { headers: { 'X-Auth': token } });
     await fetch(`${fm.url}/api/users/1`, { headers: { Cookie: `auth=${token}` } });
@@ -315,7 +321,9 @@ describe('HTTPS with --cert and --key', () => {
     const dir = temp();
     const cert = path.join(dir, 'cert.pem');
     const key = path.join(dir, 'key.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], { stdio: 'ignore' });
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost'], {
+      stdio: 'ignore',
+    });
     const fm = await spawnFm({ args: ['--cert', cert, '--key', key] });
     try {
       expect(fm.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);

@@ -45,13 +45,35 @@ describe('AUTHZ settings are admin-only', () => {
 describe('settings shape', () => {
   it('has the filebrowser keys with the defaults of reference §5', async () => {
     const s = await getSettings();
-    for (const key of ['signup', 'hideLoginButton', 'createUserDir', 'minimumPasswordLength', 'userHomeBasePath', 'defaults', 'authMethod', 'rules', 'branding', 'tus', 'shell', 'commands']) {
+    for (const key of [
+      'signup',
+      'hideLoginButton',
+      'createUserDir',
+      'minimumPasswordLength',
+      'userHomeBasePath',
+      'defaults',
+      'authMethod',
+      'rules',
+      'branding',
+      'tus',
+      'shell',
+      'commands',
+    ]) {
       expect(s, key).toHaveProperty(key);
     }
     expect(s.defaults).toMatchObject({ scope: '.', locale: 'en', viewMode: 'list', sorting: { by: 'name', asc: true } });
-    expect(Object.keys(s.commands).sort()).toEqual(
-      ['after_copy', 'after_delete', 'after_rename', 'after_save', 'after_upload', 'before_copy', 'before_delete', 'before_rename', 'before_save', 'before_upload'],
-    );
+    expect(Object.keys(s.commands).sort()).toEqual([
+      'after_copy',
+      'after_delete',
+      'after_rename',
+      'after_save',
+      'after_upload',
+      'before_copy',
+      'before_delete',
+      'before_rename',
+      'before_save',
+      'before_upload',
+    ]);
   });
 
   it('never exposes the signing key or a recaptcha secret (LEAK)', async () => {
@@ -68,12 +90,20 @@ describe('PUT /api/settings', () => {
   it('saves a change and answers 200; the change is visible at once', async () => {
     const s = await getSettings();
     // Signup with a home folder per user (with the whole root for everyone it is refused: provisioning-defaults.test.ts).
-    const res = await putSettings({ ...s, signup: true, createUserDir: true, branding: { ...s.branding, name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
+    const res = await putSettings({
+      ...s,
+      signup: true,
+      createUserDir: true,
+      branding: { ...s.branding, name: 'My Files' },
+      tus: { chunkSize: 1048576, retryCount: 2 },
+    });
     expect(res.status).toBe(200);
     const after = await getSettings();
     expect(after).toMatchObject({ signup: true, createUserDir: true, branding: { name: 'My Files' }, tus: { chunkSize: 1048576, retryCount: 2 } });
     // Signup works immediately, and the page shows the new name, without a restart.
-    expect((await fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'walkin', password: 'walk-in-password-1' }) })).status).toBe(200);
+    expect((await fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'walkin', password: 'walk-in-password-1' }) })).status).toBe(
+      200,
+    );
     expect(await (await fetch(`${fm.url}/`)).text()).toContain('<title>My Files</title>');
   });
 
@@ -108,7 +138,16 @@ describe('PUT /api/settings', () => {
   it('answers 400 on bad rules: an invalid regex or a path rule without a path', async () => {
     expect((await putSettings({ rules: [{ regex: true, allow: false, regexp: { raw: '(unclosed' } }] })).status).toBe(400);
     expect((await putSettings({ rules: [{ regex: false, allow: false, path: '' }] })).status).toBe(400);
-    expect((await putSettings({ rules: [{ regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } }, { regex: false, allow: false, path: '/private' }] })).status).toBe(200);
+    expect(
+      (
+        await putSettings({
+          rules: [
+            { regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } },
+            { regex: false, allow: false, path: '/private' },
+          ],
+        })
+      ).status,
+    ).toBe(200);
     expect((await getSettings()).rules).toHaveLength(2);
   });
 
@@ -136,7 +175,7 @@ describe('PUT /api/settings', () => {
     const stored = await withDb(fm.dbFile, async ({ settings }) => settings.get());
     expect(stored.authMethod).toBe('json');
     expect(stored.auth.command).toBe('');
-    expect((await (await fetch(`${fm.url}/`)).text())).toContain('"AuthMethod":"json"');
+    expect(await (await fetch(`${fm.url}/`)).text()).toContain('"AuthMethod":"json"');
   });
 
   it('fills missing hook trigger keys and keeps custom command lists', async () => {
@@ -149,7 +188,9 @@ describe('PUT /api/settings', () => {
   it('applies user defaults to users created afterwards', async () => {
     const s = await getSettings();
     expect((await putSettings({ defaults: { ...s.defaults, locale: 'pt', viewMode: 'mosaic' } })).status).toBe(200);
-    expect((await fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'defaulted', password: 'defaulted-pass-12' }) })).status).toBe(200);
+    expect(
+      (await fetch(`${fm.url}/api/signup`, { method: 'POST', body: JSON.stringify({ username: 'defaulted', password: 'defaulted-pass-12' }) })).status,
+    ).toBe(200);
     const u = (await admin.json<Json[]>('/api/users')).find((x) => x.username === 'defaulted')!;
     expect(u).toMatchObject({ locale: 'pt', viewMode: 'mosaic' });
   });

@@ -99,7 +99,10 @@ describe('creating links', () => {
     const fromQuery = await alice.client.json<ShareDto>('/api/share/docs/a.txt?expires=5&unit=minutes', { method: 'POST', json: {} });
     expect(fromQuery.expire - before).toBeGreaterThanOrEqual(300);
     expect(fromQuery.expire - before).toBeLessThan(310);
-    const bodyWins = await alice.client.json<ShareDto>('/api/share/docs/a.txt?expires=5&unit=days', { method: 'POST', json: { expires: '10', unit: 'seconds' } });
+    const bodyWins = await alice.client.json<ShareDto>('/api/share/docs/a.txt?expires=5&unit=days', {
+      method: 'POST',
+      json: { expires: '10', unit: 'seconds' },
+    });
     expect(bodyWins.expire - before).toBeGreaterThanOrEqual(10);
     expect(bodyWins.expire - before).toBeLessThan(20);
     const badQuery = await alice.client.fetch('/api/share/docs/a.txt?unit=fortnights', { method: 'POST', json: {} });
@@ -118,7 +121,11 @@ describe('creating links', () => {
   });
 
   it('honours rules: a path denied to the user cannot be shared', async () => {
-    const erin = await createUser(admin, fm, 'erin', { scope: '/alice', perm: PERMS, rules: [{ allow: false, path: '/docs', regex: false, regexp: { raw: '' } }] });
+    const erin = await createUser(admin, fm, 'erin', {
+      scope: '/alice',
+      perm: PERMS,
+      rules: [{ allow: false, path: '/docs', regex: false, regexp: { raw: '' } }],
+    });
     expect((await erin.client.fetch('/api/share/docs/a.txt', { method: 'POST', json: {} })).status).toBe(403);
     expect((await erin.client.fetch('/api/share/report.pdf', { method: 'POST', json: {} })).status).toBe(200);
   });

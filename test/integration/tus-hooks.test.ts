@@ -13,7 +13,14 @@ describe('upload hooks on tus uploads', () => {
   let t: TusFm;
   let tus: Tus;
   let log: string;
-  const hookLines = () => (fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean) : []);
+  const hookLines = () =>
+    fs.existsSync(log)
+      ? fs
+          .readFileSync(log, 'utf8')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+      : [];
   const setHooks = async (commands: Record<string, string[]>) => {
     const res = await t.admin.fetch('/api/settings', { method: 'PUT', json: { enableExec: true, commands } });
     expect(res.status, await res.text()).toBe(200);

@@ -79,12 +79,18 @@ describe('tus 1.0 on /api/tus/{path}', () => {
 
     it('accepts PATCH and DELETE sent as POST with X-HTTP-Method-Override', async () => {
       await tus.create('/override-method.txt', 2);
-      const res = await raw(t.fm.url, 'POST', '/api/tus/override-method.txt', {
-        'X-Auth': t.admin.token,
-        'X-HTTP-Method-Override': 'PATCH',
-        'Upload-Offset': '0',
-        'Content-Type': OFFSET_TYPE,
-      }, 'ok');
+      const res = await raw(
+        t.fm.url,
+        'POST',
+        '/api/tus/override-method.txt',
+        {
+          'X-Auth': t.admin.token,
+          'X-HTTP-Method-Override': 'PATCH',
+          'Upload-Offset': '0',
+          'Content-Type': OFFSET_TYPE,
+        },
+        'ok',
+      );
       expect(res.status).toBe(204);
       expect(fs.readFileSync(onDisk('override-method.txt'), 'utf8')).toBe('ok');
     });
@@ -197,7 +203,13 @@ describe('tus 1.0 on /api/tus/{path}', () => {
       const chunked = await new Promise<number>((resolve, reject) => {
         const url = new URL(t.fm.url);
         const req = http.request(
-          { host: url.hostname, port: url.port, method: 'PATCH', path: '/api/tus/declared.bin', headers: { 'X-Auth': t.admin.token, 'Upload-Offset': '4', 'Content-Type': OFFSET_TYPE, 'Transfer-Encoding': 'chunked' } },
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'PATCH',
+            path: '/api/tus/declared.bin',
+            headers: { 'X-Auth': t.admin.token, 'Upload-Offset': '4', 'Content-Type': OFFSET_TYPE, 'Transfer-Encoding': 'chunked' },
+          },
           (res) => {
             res.resume();
             resolve(res.statusCode ?? 0);

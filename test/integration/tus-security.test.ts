@@ -85,7 +85,10 @@ describe('tus security', () => {
     it('a regex rule refuses matching names, for creation and for every later request', async () => {
       const c = new Tus(await user('regexed'), t.fm.url);
       expect((await c.create('/later.exe', 2)).status).toBe(201);
-      const put = await t.admin.fetch('/api/settings', { method: 'PUT', json: { rules: [{ regex: true, allow: false, path: '', regexp: { raw: '\\.exe$' } }] } });
+      const put = await t.admin.fetch('/api/settings', {
+        method: 'PUT',
+        json: { rules: [{ regex: true, allow: false, path: '', regexp: { raw: '\\.exe$' } }] },
+      });
       expect(put.status).toBe(200);
       try {
         expect((await c.create('/tool.exe', 1)).status).toBe(403);
@@ -133,7 +136,13 @@ describe('tus security', () => {
         const post = await raw(t.fm.url, 'POST', `/api/tus${attempt}`, { ...headers, 'Upload-Length': '1' });
         expect(post.status).toBe(403);
         for (const method of ['HEAD', 'PATCH', 'DELETE']) {
-          const res = await raw(t.fm.url, method, `/api/tus${attempt}`, { ...headers, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, method === 'PATCH' ? 'x' : undefined);
+          const res = await raw(
+            t.fm.url,
+            method,
+            `/api/tus${attempt}`,
+            { ...headers, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' },
+            method === 'PATCH' ? 'x' : undefined,
+          );
           expect(res.status, method).toBe(403);
         }
         expect(fs.existsSync(path.join(path.dirname(t.fm.root), 'escape.txt'))).toBe(false);
@@ -152,7 +161,6 @@ describe('tus security', () => {
       expect(res.status).toBe(201);
       expect(fs.existsSync(onDisk('%2e%2e/literal.txt'))).toBe(true);
     });
-
   });
 
   describe('SYML: symbolic links on the way to the target', () => {

@@ -26,7 +26,8 @@ afterAll(async () => {
 });
 
 const put = (c: Client, id: number | string, body: Json) => c.fetch(`/api/users/${id}`, { method: 'PUT', json: { what: 'user', ...body } });
-const post = (c: Client, body: Json) => c.fetch('/api/users', { method: 'POST', json: { what: 'user', which: [], current_password: fm.adminPassword, ...body } });
+const post = (c: Client, body: Json) =>
+  c.fetch('/api/users', { method: 'POST', json: { what: 'user', which: [], current_password: fm.adminPassword, ...body } });
 
 describe('AUTHZ users list and create are admin-only', () => {
   it('lists users sorted by id with blank passwords for an admin', async () => {
@@ -65,7 +66,10 @@ describe('AUTHZ users list and create are admin-only', () => {
   });
 
   it('answers 400 when the current password is missing or wrong (json auth)', async () => {
-    const missing = await admin.fetch('/api/users', { method: 'POST', json: { what: 'user', which: [], data: { username: 'x1', password: 'a-long-password-1' } } });
+    const missing = await admin.fetch('/api/users', {
+      method: 'POST',
+      json: { what: 'user', which: [], data: { username: 'x1', password: 'a-long-password-1' } },
+    });
     expect(missing.status).toBe(400);
     const wrong = await post(admin, { current_password: 'not-the-password', data: { username: 'x1', password: 'a-long-password-1' } });
     expect(wrong.status).toBe(400);
@@ -85,10 +89,25 @@ describe('AUTHZ users list and create are admin-only', () => {
       { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 7, password: 'a-long-password-1' } },
       { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', perm: 'all' } },
       { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', locale: 5 } },
-      { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', perm: { share: true, download: false } } },
+      {
+        what: 'user',
+        which: [],
+        current_password: fm.adminPassword,
+        data: { username: 'x2', password: 'a-long-password-1', perm: { share: true, download: false } },
+      },
       { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', scope: '/../etc' } },
-      { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', rules: [{ regex: true, allow: false, regexp: { raw: '([' } }] } },
-      { what: 'user', which: [], current_password: fm.adminPassword, data: { username: 'x2', password: 'a-long-password-1', rules: [{ regex: false, allow: false, path: '' }] } },
+      {
+        what: 'user',
+        which: [],
+        current_password: fm.adminPassword,
+        data: { username: 'x2', password: 'a-long-password-1', rules: [{ regex: true, allow: false, regexp: { raw: '([' } }] },
+      },
+      {
+        what: 'user',
+        which: [],
+        current_password: fm.adminPassword,
+        data: { username: 'x2', password: 'a-long-password-1', rules: [{ regex: false, allow: false, path: '' }] },
+      },
     ];
     for (const body of cases) {
       const res = await admin.fetch('/api/users', { method: 'POST', json: body });
@@ -133,7 +152,11 @@ describe('AUTHZ reading one user', () => {
   });
 
   it('never returns a password hash anywhere', async () => {
-    const bodies = [await (await admin.fetch('/api/users')).text(), await (await admin.fetch(`/api/users/${bob.id}`)).text(), await (await bob.client.fetch(`/api/users/${bob.id}`)).text()];
+    const bodies = [
+      await (await admin.fetch('/api/users')).text(),
+      await (await admin.fetch(`/api/users/${bob.id}`)).text(),
+      await (await bob.client.fetch(`/api/users/${bob.id}`)).text(),
+    ];
     for (const b of bodies) expect(b).not.toMatch(/\$2[aby]\$/);
   });
 });
@@ -142,11 +165,28 @@ describe('AUTHZ a user updating their own profile', () => {
   it('may change profile fields without the current password', async () => {
     const res = await put(bob.client, bob.id, {
       which: ['locale', 'viewMode', 'singleClick', 'hideDotfiles', 'dateFormat', 'sorting', 'aceEditorTheme', 'redirectAfterCopyMove'],
-      data: { id: bob.id, locale: 'de', viewMode: 'mosaic', singleClick: true, hideDotfiles: true, dateFormat: true, sorting: { by: 'size', asc: false }, aceEditorTheme: 'dark', redirectAfterCopyMove: false },
+      data: {
+        id: bob.id,
+        locale: 'de',
+        viewMode: 'mosaic',
+        singleClick: true,
+        hideDotfiles: true,
+        dateFormat: true,
+        sorting: { by: 'size', asc: false },
+        aceEditorTheme: 'dark',
+        redirectAfterCopyMove: false,
+      },
     });
     expect(res.status).toBe(200);
     const me = await admin.json<Json>(`/api/users/${bob.id}`);
-    expect(me).toMatchObject({ locale: 'de', viewMode: 'mosaic', singleClick: true, hideDotfiles: true, dateFormat: true, sorting: { by: 'size', asc: false } });
+    expect(me).toMatchObject({
+      locale: 'de',
+      viewMode: 'mosaic',
+      singleClick: true,
+      hideDotfiles: true,
+      dateFormat: true,
+      sorting: { by: 'size', asc: false },
+    });
   });
 
   it('accepts filebrowser Title-case field names in which', async () => {
@@ -201,7 +241,11 @@ describe('AUTHZ password changes (GHSA-hxw8)', () => {
   it('needs the current password: 400 when missing or wrong', async () => {
     const missing = await put(bob.client, bob.id, { which: ['password'], data: { id: bob.id, password: 'bob-new-password-1' } });
     expect(missing.status).toBe(400);
-    const wrong = await put(bob.client, bob.id, { which: ['password'], current_password: 'nope-nope-nope', data: { id: bob.id, password: 'bob-new-password-1' } });
+    const wrong = await put(bob.client, bob.id, {
+      which: ['password'],
+      current_password: 'nope-nope-nope',
+      data: { id: bob.id, password: 'bob-new-password-1' },
+    });
     expect(wrong.status).toBe(400);
     await new Client(fm.url).login('bob', bob.password);
   });
@@ -212,7 +256,11 @@ describe('AUTHZ password changes (GHSA-hxw8)', () => {
   });
 
   it('lockPassword blocks changing one own password (403)', async () => {
-    const res = await put(locked.client, locked.id, { which: ['password'], current_password: locked.password, data: { id: locked.id, password: 'locked-new-pass-1' } });
+    const res = await put(locked.client, locked.id, {
+      which: ['password'],
+      current_password: locked.password,
+      data: { id: locked.id, password: 'locked-new-pass-1' },
+    });
     expect(res.status).toBe(403);
     await new Client(fm.url).login('locked', locked.password);
   });
@@ -226,7 +274,11 @@ describe('AUTHZ password changes (GHSA-hxw8)', () => {
   });
 
   it('treats an empty password as "keep the old one"', async () => {
-    const res = await put(admin, locked.id, { which: ['all'], current_password: fm.adminPassword, data: { ...(await admin.json<Json>(`/api/users/${locked.id}`)), password: '' } });
+    const res = await put(admin, locked.id, {
+      which: ['all'],
+      current_password: fm.adminPassword,
+      data: { ...(await admin.json<Json>(`/api/users/${locked.id}`)), password: '' },
+    });
     expect(res.status).toBe(200);
     await new Client(fm.url).login('locked', locked.password);
   });
@@ -323,7 +375,9 @@ describe('AUTHZ concurrent demotions', () => {
         c.fetch(`/api/users/${id}`, { method: 'PUT', json: { what: 'user', which: ['perm'], current_password: pw, data: { id, perm: { admin: false } } } });
       const results = await Promise.all([demote(root, other.id, fm2.adminPassword), demote(other.client, 1, other.password)]);
       expect(results.map((r) => r.status).sort()).toEqual([200, 403]);
-      const users = await root.json<Array<{ perm: { admin: boolean } }>>('/api/users').catch(() => other.client.json<Array<{ perm: { admin: boolean } }>>('/api/users'));
+      const users = await root
+        .json<Array<{ perm: { admin: boolean } }>>('/api/users')
+        .catch(() => other.client.json<Array<{ perm: { admin: boolean } }>>('/api/users'));
       expect(users.filter((u) => u.perm.admin)).toHaveLength(1);
     } finally {
       await fm2.stop();

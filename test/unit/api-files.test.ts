@@ -1,7 +1,16 @@
 /** The pure rules of the files contract (src/api/files.ts): free names, the name order, archive formats. */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARCHIVE_ALGOS, ARCHIVE_FORMATS, compareNames, freeName, freeNameCandidates, nameSortKey, parseArchiveAlgo, PROMPT_ARCHIVE_FORMATS } from '../../src/api/files.ts';
+import {
+  ARCHIVE_ALGOS,
+  ARCHIVE_FORMATS,
+  compareNames,
+  freeName,
+  freeNameCandidates,
+  nameSortKey,
+  parseArchiveAlgo,
+  PROMPT_ARCHIVE_FORMATS,
+} from '../../src/api/files.ts';
 
 const first = (name: string, isDir = false) => freeNameCandidates(name, isDir).next().value;
 

@@ -49,7 +49,9 @@ describe('archive compressors', () => {
   it('prefers an installed program to the addon', () => {
     const deps = { ...machine([]), hasProgram: (cmd: string) => cmd === 'xz' };
     const loaded: string[] = [];
-    const c = createCompressor('tarxz', { ...deps, load: (pkg) => {
+    const c = createCompressor('tarxz', {
+      ...deps,
+      load: (pkg) => {
         loaded.push(pkg);
         return systemDeps.load(pkg);
       },

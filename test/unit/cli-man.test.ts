@@ -101,7 +101,12 @@ function documented(section: Section, seen = new Set<string>()): Set<string> {
 const commandSections = new Map(
   sections
     .filter((s) => s.macro === 'SS' && s.title.startsWith('fm '))
-    .map((s) => [plain(s.rawTitle.split(/\\fI|\[/)[0]).trim().replace(/^fm\s+/, ''), s]),
+    .map((s) => [
+      plain(s.rawTitle.split(/\\fI|\[/)[0])
+        .trim()
+        .replace(/^fm\s+/, ''),
+      s,
+    ]),
 );
 
 describe('the manual page matches the command tree', () => {
@@ -116,7 +121,9 @@ describe('the manual page matches the command tree', () => {
   });
 
   it('has a section for every command and no section for a command that does not exist', () => {
-    const commands = leaves(program).map((l) => l.path).sort();
+    const commands = leaves(program)
+      .map((l) => l.path)
+      .sort();
     expect([...commandSections.keys()].sort()).toEqual(commands);
   });
 

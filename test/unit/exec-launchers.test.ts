@@ -11,10 +11,60 @@ import { SettingsSchema } from '../../src/schemas/settings.ts';
 describe('launchers', () => {
   it('knows shells, exec wrappers, privilege tools, interpreters and programs with exec options', () => {
     const launchers = [
-      'sh', 'bash', 'dash', 'zsh', 'fish', 'busybox', 'env', 'xargs', 'find', 'nice', 'nohup', 'timeout', 'sudo', 'su', 'doas',
-      'python', 'python3', 'python3.12', 'perl', 'perl5.36', 'ruby', 'node', 'nodejs', 'php', 'php8.2', 'lua5.4', 'awk', 'gawk',
-      'mawk', 'sed', 'git', 'ssh', 'script', 'watch', 'strace', 'chroot', 'setsid', 'tar', 'rsync', 'make', 'vim', 'ed', 'man',
-      'flock', 'stdbuf', 'sqlite3', 'psql', 'eval', 'exec', 'command', 'ld-linux-x86-64.so.2', '/usr/bin/python3', '/bin/sh', './env',
+      'sh',
+      'bash',
+      'dash',
+      'zsh',
+      'fish',
+      'busybox',
+      'env',
+      'xargs',
+      'find',
+      'nice',
+      'nohup',
+      'timeout',
+      'sudo',
+      'su',
+      'doas',
+      'python',
+      'python3',
+      'python3.12',
+      'perl',
+      'perl5.36',
+      'ruby',
+      'node',
+      'nodejs',
+      'php',
+      'php8.2',
+      'lua5.4',
+      'awk',
+      'gawk',
+      'mawk',
+      'sed',
+      'git',
+      'ssh',
+      'script',
+      'watch',
+      'strace',
+      'chroot',
+      'setsid',
+      'tar',
+      'rsync',
+      'make',
+      'vim',
+      'ed',
+      'man',
+      'flock',
+      'stdbuf',
+      'sqlite3',
+      'psql',
+      'eval',
+      'exec',
+      'command',
+      'ld-linux-x86-64.so.2',
+      '/usr/bin/python3',
+      '/bin/sh',
+      './env',
     ];
     for (const name of launchers) expect(isLauncher(name), name).toBe(true);
     expect(launcherReason('python3')).toMatch(/interpreter/);
@@ -22,7 +72,26 @@ describe('launchers', () => {
   });
 
   it('lets ordinary programs through', () => {
-    for (const name of ['ls', 'cat', 'echo', 'printf', 'grep', 'wc', 'head', 'tail', 'sort', 'uniq', 'du', 'df', 'printenv', 'pwd', 'sleep', 'convert', 'ffmpeg', 'jq']) {
+    for (const name of [
+      'ls',
+      'cat',
+      'echo',
+      'printf',
+      'grep',
+      'wc',
+      'head',
+      'tail',
+      'sort',
+      'uniq',
+      'du',
+      'df',
+      'printenv',
+      'pwd',
+      'sleep',
+      'convert',
+      'ffmpeg',
+      'jq',
+    ]) {
       expect(isLauncher(name), name).toBe(false);
     }
     expect(isLauncher('constructor')).toBe(false);
@@ -55,7 +124,17 @@ describe('checkShellSetting', () => {
   });
 
   it('EXEC: refuses other programs, options that change how the line is read, and a missing -c', () => {
-    for (const shell of [['python3', '-c'], ['env', 'bash', '-c'], ['fish', '-c'], ['bash'], ['bash', '-i', '-c'], ['bash', '-c', 'id'], ['bash', '-O', 'extglob', '-c'], ['bin/sh', '-c'], ['zsh', '-c']]) {
+    for (const shell of [
+      ['python3', '-c'],
+      ['env', 'bash', '-c'],
+      ['fish', '-c'],
+      ['bash'],
+      ['bash', '-i', '-c'],
+      ['bash', '-c', 'id'],
+      ['bash', '-O', 'extglob', '-c'],
+      ['bin/sh', '-c'],
+      ['zsh', '-c'],
+    ]) {
       expect(() => checkShellSetting(shell), shell.join(' ')).toThrow(BadRequestError);
     }
   });

@@ -150,7 +150,10 @@ describe('sandboxMounts', () => {
   });
 
   it('binds program files outside the system folders and the tree, read-only', () => {
-    const mounts = sandboxMounts({ layout, network: false, tmpSize: 0, programs: ['/usr/bin/ls', '/opt/hooks/scan.sh', `${ROOT}/tool`], tree: tree() }, disk({}));
+    const mounts = sandboxMounts(
+      { layout, network: false, tmpSize: 0, programs: ['/usr/bin/ls', '/opt/hooks/scan.sh', `${ROOT}/tool`], tree: tree() },
+      disk({}),
+    );
     expect(mounts).toContainEqual({ op: 'ro-bind', src: '/opt/hooks/scan.sh', dest: '/opt/hooks/scan.sh' });
     expect(mounts.filter((m) => 'src' in m && (m.src === '/usr/bin/ls' || m.src === `${ROOT}/tool`))).toEqual([]);
     // The tree comes after the system folders, so a scope under /tmp lands on the private /tmp.
@@ -174,14 +177,16 @@ describe('bwrapArgs', () => {
     expect(args).not.toContain('--share-net');
     for (const flag of ['--die-with-parent', '--new-session']) expect(args).toContain(flag);
     expect(args.join(' ')).toContain('--cap-drop ALL --info-fd 3 --ro-bind-try /etc/hosts /etc/hosts');
-    expect(args.join(' ')).toContain(`--bind ${ROOT} ${ROOT} --size 4096 --tmpfs /tmp --perms 0444 --ro-bind-data 4 ${ROOT}/fm.db --remount-ro /x --perms 0444 --ro-bind-data 5 ${ROOT}/fm.db-wal`);
+    expect(args.join(' ')).toContain(
+      `--bind ${ROOT} ${ROOT} --size 4096 --tmpfs /tmp --perms 0444 --ro-bind-data 4 ${ROOT}/fm.db --remount-ro /x --perms 0444 --ro-bind-data 5 ${ROOT}/fm.db-wal`,
+    );
     expect(args.slice(-3)).toEqual(['--chdir', ROOT, '--']);
     expect(bwrapArgs([], { network: true, cwd: '/' })).toContain('--share-net');
   });
 });
 
 describe('cgroupCandidates', () => {
-  it('a v1 pids hierarchy at fm\'s own place; in v2 the parent of fm\'s cgroup, then the root', () => {
+  it("a v1 pids hierarchy at fm's own place; in v2 the parent of fm's cgroup, then the root", () => {
     const v1 = '12:memory:/x\n8:pids:/user.slice/fm.service\n0::/user.slice/fm.service\n';
     expect(cgroupCandidates(v1, undefined)).toEqual([{ dir: '/sys/fs/cgroup/pids/user.slice/fm.service', version: 1 }]);
     expect(cgroupCandidates('0::/system.slice/fm.service/serve\n', '/sys/fs/cgroup')).toEqual([

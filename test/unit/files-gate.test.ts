@@ -22,7 +22,12 @@ let gate: Gate;
 let access: Access;
 
 function user(overrides: Partial<UserRecord> = {}): UserRecord {
-  return { ...UserDataSchema.parse({ username: 'u', perm: { create: true, rename: true, modify: true, delete: true, download: true } }), sessionEpoch: 0, updatedAt: 0, ...overrides };
+  return {
+    ...UserDataSchema.parse({ username: 'u', perm: { create: true, rename: true, modify: true, delete: true, download: true } }),
+    sessionEpoch: 0,
+    updatedAt: 0,
+    ...overrides,
+  };
 }
 
 beforeEach(async () => {

@@ -149,7 +149,14 @@ describe('large folders (worker threads)', () => {
     ]) {
       for (const paging of [{}, { offset: 1, limit: 3 }, { offset: 4990, limit: 100 }]) {
         const dto = await listFolder(gate, target, { sorting, ...paging });
-        const rendered = await renderLargeListing(gate, target, base as never, sorting, (paging as { offset?: number }).offset, (paging as { limit?: number }).limit);
+        const rendered = await renderLargeListing(
+          gate,
+          target,
+          base as never,
+          sorting,
+          (paging as { offset?: number }).offset,
+          (paging as { limit?: number }).limit,
+        );
         if (os.availableParallelism() > 1) expect(rendered).toBeDefined();
         if (rendered) expect(rendered.toString('utf8')).toBe(JSON.stringify(dto));
         expect((await listFolderJson(gate, target, { sorting, ...paging })).toString('utf8')).toBe(JSON.stringify(dto));

@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSmallFilesInWorker } from '../../src/services/files/disk/listing-worker.ts';
-import { SMALL_LEFT_OUT, SMALL_NOT_READ, SMALL_READ, readSmallBatch, type SmallReadJob, type SmallReadResult } from '../../src/services/files/disk/small-files.ts';
+import {
+  SMALL_LEFT_OUT,
+  SMALL_NOT_READ,
+  SMALL_READ,
+  readSmallBatch,
+  type SmallReadJob,
+  type SmallReadResult,
+} from '../../src/services/files/disk/small-files.ts';
 
 let tmp: string;
 let root: string;

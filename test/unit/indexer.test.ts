@@ -74,8 +74,7 @@ describe('SearchIndex on a real folder', () => {
     fs.rmSync(data, { recursive: true, force: true });
   });
 
-  const names = (idx: SearchIndex, dirAbs: string, terms: string[], cs = false) =>
-    [...idx.query(dirAbs, terms, cs)].map((h) => h.rel).sort();
+  const names = (idx: SearchIndex, dirAbs: string, terms: string[], cs = false) => [...idx.query(dirAbs, terms, cs)].map((h) => h.rel).sort();
 
   it('indexes everything but partial uploads, and answers case-insensitively within a folder', async () => {
     const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });

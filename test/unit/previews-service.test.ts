@@ -22,7 +22,10 @@ let access: Access;
 let events: FileEvents;
 let previews: PreviewService;
 
-const jpeg = (w: number, h: number, color = 'red') => sharp({ create: { width: w, height: h, channels: 3, background: color } }).jpeg().toBuffer();
+const jpeg = (w: number, h: number, color = 'red') =>
+  sharp({ create: { width: w, height: h, channels: 3, background: color } })
+    .jpeg()
+    .toBuffer();
 const resolve = (v: string) => gate.resolve(access, v, 'download');
 const cacheFiles = () => (fs.existsSync(cacheDir) ? (fs.readdirSync(cacheDir, { recursive: true }) as string[]).sort() : []);
 
@@ -87,7 +90,9 @@ describe('the preview service', () => {
     const after = cacheFiles().filter((f) => f.startsWith('album/b.jpg/thumb-'));
     expect(after).toHaveLength(1);
     expect(after[0]).not.toBe(before[0]);
-    const { data } = await sharp((fresh as { data: Buffer }).data).raw().toBuffer({ resolveWithObject: true });
+    const { data } = await sharp((fresh as { data: Buffer }).data)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     expect(data[2]).toBeGreaterThan(200); // blue now
   });
 
@@ -123,7 +128,9 @@ describe('the preview service', () => {
     expect(heic.kind).toBe('buffer');
     const meta = await sharp((heic as { data: Buffer }).data).metadata();
     expect([meta.width, meta.height]).toEqual([64, 48]);
-    await sharp({ create: { width: 40, height: 30, channels: 3, background: 'red' } }).avif().toFile(path.join(root, 'av1.heif'));
+    await sharp({ create: { width: 40, height: 30, channels: 3, background: 'red' } })
+      .avif()
+      .toFile(path.join(root, 'av1.heif'));
     const av1 = await previews.preview(await resolve('/av1.heif'), 'big');
     expect(av1.kind).toBe('buffer');
   });

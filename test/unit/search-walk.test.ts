@@ -174,7 +174,12 @@ describe('NDJSON streaming', () => {
       yield { dir: true, path: 'b/c' };
     }
     const text = await collect(ndjsonStream(source(), new AbortController()), () => false);
-    expect(text.split('\n').filter(Boolean).map((l) => JSON.parse(l))).toEqual([
+    expect(
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    ).toEqual([
       { dir: false, path: 'a' },
       { dir: true, path: 'b/c' },
     ]);

@@ -8,7 +8,8 @@ describe('allowed hosts (AUTH: DNS rebinding)', () => {
   it('answers to the listen address, localhost and the loopback addresses, with any port', () => {
     const hosts = allowedHosts('127.0.0.1', [], machine);
     for (const h of ['127.0.0.1:8080', 'localhost', 'LocalHost:1', '[::1]:8080', '::1', 'localhost.']) expect(hosts.refusal(h), h).toBeUndefined();
-    for (const h of ['box', '192.168.1.20', 'evil.example', 'localhost.evil.example', '127.0.0.1.nip.io']) expect(hosts.refusal(h), h).toMatch(/--allowed-hosts/);
+    for (const h of ['box', '192.168.1.20', 'evil.example', 'localhost.evil.example', '127.0.0.1.nip.io'])
+      expect(hosts.refusal(h), h).toMatch(/--allowed-hosts/);
   });
 
   it('adds the machine names only when listening on all addresses', () => {

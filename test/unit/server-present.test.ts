@@ -9,7 +9,13 @@ import type { UserRecord } from '../../src/storage/repos/users.ts';
 const HASH = '$2b$10$abcdefghijklmnopqrstuuJ0mJx7Y8JQh1mVYvA7b8c9d0e1f2g3h';
 
 function user(over: Partial<UserRecord>): UserRecord {
-  return { ...UserDataSchema.parse({ password: HASH, scope: '/home/x' }), sessionEpoch: 3, updatedAt: 1700000000000, keptSession: { jti: 'j', epoch: 3 }, ...over };
+  return {
+    ...UserDataSchema.parse({ password: HASH, scope: '/home/x' }),
+    sessionEpoch: 3,
+    updatedAt: 1700000000000,
+    keptSession: { jti: 'j', epoch: 3 },
+    ...over,
+  };
 }
 
 describe('presenters', () => {
@@ -35,9 +41,26 @@ describe('presenters', () => {
   });
 
   it('show a link with hasPassword, never the hash, the token or where it points on disk', () => {
-    const share: ShareRecord = { hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, password_hash: HASH, token: 'secret-token', abs: '/srv/a', real: '/srv/a', created: 1 };
+    const share: ShareRecord = {
+      hash: 'AbCdEfGhIjKl',
+      path: '/a',
+      userID: 2,
+      expire: 0,
+      password_hash: HASH,
+      token: 'secret-token',
+      abs: '/srv/a',
+      real: '/srv/a',
+      created: 1,
+    };
     expect(presentShare(share)).toEqual({ hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, hasPassword: true });
-    expect(presentShare({ ...share, password_hash: '', token: '' }, 'bob')).toEqual({ hash: 'AbCdEfGhIjKl', path: '/a', userID: 2, expire: 0, hasPassword: false, username: 'bob' });
+    expect(presentShare({ ...share, password_hash: '', token: '' }, 'bob')).toEqual({
+      hash: 'AbCdEfGhIjKl',
+      path: '/a',
+      userID: 2,
+      expire: 0,
+      hasPassword: false,
+      username: 'bob',
+    });
   });
 
   it('show the settings with the method in effect and without the reCAPTCHA secret', () => {

@@ -8,10 +8,44 @@ const I18N = path.resolve(import.meta.dirname, '../../web/i18n');
 describe('locale mapping', () => {
   it('maps every browser language of spec §4 and DESIGN.md §11', () => {
     const cases: Record<string, string> = {
-      he: 'he', 'he-IL': 'he', iw: 'he', hu: 'hu', ar: 'ar', 'ar-EG': 'ar', es: 'es', 'es-MX': 'es', en: 'en', 'en-GB': 'en',
-      it: 'it', fr: 'fr', 'fr-CA': 'fr', pt: 'pt', 'pt-PT': 'pt', 'pt-BR': 'ptBR', ja: 'ja', 'zh-CN': 'zhCN', zh: 'zhCN',
-      'zh-Hans': 'zhCN', 'zh-TW': 'zhTW', 'zh-HK': 'zhTW', 'zh-Hant-TW': 'zhTW', de: 'de', 'de-AT': 'de', ru: 'ru', pl: 'pl',
-      ko: 'ko', sk: 'sk', uk: 'ua', 'uk-UA': 'ua', is: 'is', 'nl-BE': 'nlBE', nl: 'nlBE', ro: 'ro', 'sv-SE': 'svSE', sv: 'svSE', tr: 'tr',
+      he: 'he',
+      'he-IL': 'he',
+      iw: 'he',
+      hu: 'hu',
+      ar: 'ar',
+      'ar-EG': 'ar',
+      es: 'es',
+      'es-MX': 'es',
+      en: 'en',
+      'en-GB': 'en',
+      it: 'it',
+      fr: 'fr',
+      'fr-CA': 'fr',
+      pt: 'pt',
+      'pt-PT': 'pt',
+      'pt-BR': 'ptBR',
+      ja: 'ja',
+      'zh-CN': 'zhCN',
+      zh: 'zhCN',
+      'zh-Hans': 'zhCN',
+      'zh-TW': 'zhTW',
+      'zh-HK': 'zhTW',
+      'zh-Hant-TW': 'zhTW',
+      de: 'de',
+      'de-AT': 'de',
+      ru: 'ru',
+      pl: 'pl',
+      ko: 'ko',
+      sk: 'sk',
+      uk: 'ua',
+      'uk-UA': 'ua',
+      is: 'is',
+      'nl-BE': 'nlBE',
+      nl: 'nlBE',
+      ro: 'ro',
+      'sv-SE': 'svSE',
+      sv: 'svSE',
+      tr: 'tr',
     };
     for (const [tag, code] of Object.entries(cases)) expect([tag, mapLanguageTag(tag)]).toEqual([tag, code]);
   });
@@ -23,7 +57,16 @@ describe('locale mapping', () => {
   });
 
   it('reads stored user locales in every spelling, an empty one uses the browser language', () => {
-    for (const [stored, code] of [['pt-br', 'ptBR'], ['pt_BR', 'ptBR'], ['ptBR', 'ptBR'], ['zh-cn', 'zhCN'], ['nl-be', 'nlBE'], ['sv-se', 'svSE'], ['ua', 'ua'], ['en', 'en']]) {
+    for (const [stored, code] of [
+      ['pt-br', 'ptBR'],
+      ['pt_BR', 'ptBR'],
+      ['ptBR', 'ptBR'],
+      ['zh-cn', 'zhCN'],
+      ['nl-be', 'nlBE'],
+      ['sv-se', 'svSE'],
+      ['ua', 'ua'],
+      ['en', 'en'],
+    ]) {
       expect(userLocale(stored, ['fr'])).toBe(code);
     }
     expect(userLocale('', ['ja-JP'])).toBe('ja');
@@ -52,7 +95,11 @@ describe('translations', () => {
   const en = load('en');
 
   it('has one file per locale and nothing else', () => {
-    const files = fs.readdirSync(I18N).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -5)).sort();
+    const files = fs
+      .readdirSync(I18N)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => f.slice(0, -5))
+      .sort();
     expect(files).toEqual([...LOCALE_CODES].sort());
   });
 

@@ -22,12 +22,22 @@ describe('virtual rows', () => {
       { kind: 'items', start: 5, end: 7 },
       { kind: 'items', start: 7, end: 8 },
     ]);
-    expect(buildRows(0, 2, 1)).toEqual([{ kind: 'heading', section: 'files' }, { kind: 'items', start: 0, end: 1 }, { kind: 'items', start: 1, end: 2 }]);
+    expect(buildRows(0, 2, 1)).toEqual([
+      { kind: 'heading', section: 'files' },
+      { kind: 'items', start: 0, end: 1 },
+      { kind: 'items', start: 1, end: 2 },
+    ]);
     expect(buildRows(10, 4, 1).filter((r) => r.kind === 'heading')).toEqual([{ kind: 'heading', section: 'folders' }]);
   });
 
   it('finds the row of any item (binary search agrees with a scan)', () => {
-    for (const [dirs, shown, cols] of [[3, 8, 2], [0, 50, 3], [7, 7, 1], [5, 100, 4], [1, 1, 1]] as const) {
+    for (const [dirs, shown, cols] of [
+      [3, 8, 2],
+      [0, 50, 3],
+      [7, 7, 1],
+      [5, 100, 4],
+      [1, 1, 1],
+    ] as const) {
       const rows = buildRows(dirs, shown, cols);
       for (let i = 0; i < shown; i++) {
         const linear = rows.findIndex((r) => r.kind === 'items' && i >= r.start && i < r.end);
@@ -44,7 +54,10 @@ describe('virtual rows', () => {
 });
 
 describe('copy and move planning', () => {
-  const sources = [{ path: '/a/x.txt', name: 'x.txt' }, { path: '/a/y', name: 'y' }];
+  const sources = [
+    { path: '/a/x.txt', name: 'x.txt' },
+    { path: '/a/y', name: 'y' },
+  ];
   it('targets each item under the destination and finds name conflicts', () => {
     const plan = planTransfer(sources, '/b/');
     expect(plan).toEqual([

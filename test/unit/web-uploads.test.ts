@@ -3,7 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CHUNK_SIZE, formatChunkSize, parseChunkSize } from '../../web/lib/chunkSize.ts';
 import { retryDelays } from '../../web/lib/retry.ts';
 import { etaSeconds, formatEta, itemPercent, MB, overallSpeed, progressPercent, sampleSpeed, startSpeed } from '../../web/lib/uploadProgress.ts';
-import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, renameTop, topLevelNames, uniqueName, uploadType } from '../../web/lib/uploads.ts';
+import {
+  clashRenames,
+  MAX_CONCURRENT_UPLOADS,
+  planUpload,
+  renamedPath,
+  renamePicked,
+  renameTop,
+  topLevelNames,
+  uniqueName,
+  uploadType,
+} from '../../web/lib/uploads.ts';
 import { measure } from '../../web/actions/uploadTypes.ts';
 
 describe('chunk size field', () => {
@@ -106,11 +116,15 @@ describe('upload planning', () => {
   });
 
   it('creates every folder of a folder upload, parents first, then the files', () => {
-    const plan = planUpload('/docs', [
-      { file: 'b', relativePath: 'tree/sub/b.txt' },
-      { file: 'a', relativePath: 'tree/a.txt' },
-      { file: 'x', relativePath: 'x.txt' },
-    ], ['tree/empty']);
+    const plan = planUpload(
+      '/docs',
+      [
+        { file: 'b', relativePath: 'tree/sub/b.txt' },
+        { file: 'a', relativePath: 'tree/a.txt' },
+        { file: 'x', relativePath: 'x.txt' },
+      ],
+      ['tree/empty'],
+    );
     expect(plan.dirs).toEqual(['/docs/tree', '/docs/tree/empty', '/docs/tree/sub']);
     expect(plan.files).toEqual([
       { file: 'b', path: '/docs/tree/sub/b.txt' },
@@ -132,7 +146,11 @@ describe('upload planning', () => {
   });
 
   it('on Continue gives each clashing top-level entry a free name beside the folder and the batch, folders without extension split', () => {
-    const picked = [{ file: 1, relativePath: 'tree.v1/a.txt' }, { file: 2, relativePath: 'a.txt' }, { file: 3, relativePath: 'b.txt' }];
+    const picked = [
+      { file: 1, relativePath: 'tree.v1/a.txt' },
+      { file: 2, relativePath: 'a.txt' },
+      { file: 3, relativePath: 'b.txt' },
+    ];
     const used = new Set(['tree.v1', 'a.txt', 'a (1).txt', 'b.txt']);
     const rename = clashRenames(['tree.v1', 'a.txt'], used, picked, []);
     expect([...rename]).toEqual([

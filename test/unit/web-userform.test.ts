@@ -33,7 +33,12 @@ describe('user form', () => {
   });
 
   it('drops rules without a path or an expression', () => {
-    const rules = [emptyRule(), { ...emptyRule(), path: '/x' }, { ...emptyRule(), regex: true, regexp: { raw: '\\.env$' } }, { ...emptyRule(), regex: true, path: '/ignored' }];
+    const rules = [
+      emptyRule(),
+      { ...emptyRule(), path: '/x' },
+      { ...emptyRule(), regex: true, regexp: { raw: '\\.env$' } },
+      { ...emptyRule(), regex: true, path: '/ignored' },
+    ];
     expect(completeRules(rules)).toEqual([rules[1], rules[2]]);
   });
 });

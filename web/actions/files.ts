@@ -71,7 +71,10 @@ export function fileOps(app: App) {
     if (!res) return [];
     if (!res.isDir) return [res];
     const items = res.items ?? [];
-    return store.get(selectedAtom).map((i) => items[i]).filter(Boolean);
+    return store
+      .get(selectedAtom)
+      .map((i) => items[i])
+      .filter(Boolean);
   }
 
   /** Every listing is stale; the one on screen refetches at once. */
@@ -135,9 +138,7 @@ export function fileOps(app: App) {
   }
 
   async function runTransfer(action: TransferAction, items: TransferItem[], opts: resources.TransferOptions): Promise<void> {
-    await withLoading(() =>
-      Promise.all(items.map((i) => resources.transfer(action === 'copy' ? 'copy' : 'rename', i.from, i.to, opts))),
-    );
+    await withLoading(() => Promise.all(items.map((i) => resources.transfer(action === 'copy' ? 'copy' : 'rename', i.from, i.to, opts))));
   }
 
   /** After a copy or move: go to the destination (unless the user opted out), or reload when it is this folder. */

@@ -10,10 +10,19 @@ import { ConflictError } from '../api/client.ts';
 import { i18n } from '../i18n/index.ts';
 import { joinPath, parentPath, baseName } from '../lib/paths.ts';
 import { sampleSpeed, SPEED_SAMPLE_MS, startSpeed } from '../lib/uploadProgress.ts';
-import { clashRenames, MAX_CONCURRENT_UPLOADS, planUpload, renamedPath, renamePicked, topLevelNames, uniqueName, uploadType, type PickedFile } from '../lib/uploads.ts';
+import {
+  clashRenames,
+  MAX_CONCURRENT_UPLOADS,
+  planUpload,
+  renamedPath,
+  renamePicked,
+  topLevelNames,
+  uniqueName,
+  uploadType,
+  type PickedFile,
+} from '../lib/uploads.ts';
 import { causeOf, sendFile } from './tusUpload.ts';
 import { EMPTY_UPLOADS, type Job, measure, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
-
 
 const PUBLISH_MS = 100;
 /** The finished panel (100 %) stays this long before it goes. */
@@ -271,7 +280,11 @@ export class UploadManager {
     const names = topLevelNames(picked, emptyDirs);
     const clashing = names.filter((n) => taken.has(n));
     const go = (overwrite: boolean, rename: ReadonlyMap<string, string>) => {
-      const plan = planUpload(dir, renamePicked(picked, rename), emptyDirs.map((d) => renamedPath(d, rename)));
+      const plan = planUpload(
+        dir,
+        renamePicked(picked, rename),
+        emptyDirs.map((d) => renamedPath(d, rename)),
+      );
       this.start([
         ...plan.dirs.map((path) => ({ path, isDir: true, overwrite })),
         ...plan.files.map((f) => ({ path: f.path, file: f.file, isDir: false, overwrite })),

@@ -20,11 +20,9 @@ export const keys = {
 };
 
 /** A folder (with its items, in the server's order) or a file. */
-export const resourceQuery = (path: string) =>
-  queryOptions({ queryKey: keys.resource(path), queryFn: ({ signal }) => resources.get(path, signal) });
+export const resourceQuery = (path: string) => queryOptions({ queryKey: keys.resource(path), queryFn: ({ signal }) => resources.get(path, signal) });
 
-export const usageQuery = (path: string) =>
-  queryOptions({ queryKey: keys.usage(path), queryFn: ({ signal }) => resources.usage(path, signal) });
+export const usageQuery = (path: string) => queryOptions({ queryKey: keys.usage(path), queryFn: ({ signal }) => resources.usage(path, signal) });
 
 export const usersQuery = () => queryOptions({ queryKey: keys.users, queryFn: () => usersApi.list() });
 
@@ -36,10 +34,7 @@ export const settingsQuery = () => queryOptions({ queryKey: keys.settings, query
 
 /** After a change to files: every listing and the disk usage are stale. */
 export function invalidateFiles(client: QueryClient): Promise<void> {
-  return Promise.all([
-    client.invalidateQueries({ queryKey: keys.resources }),
-    client.invalidateQueries({ queryKey: ['usage'] }),
-  ]).then(() => undefined);
+  return Promise.all([client.invalidateQueries({ queryKey: keys.resources }), client.invalidateQueries({ queryKey: ['usage'] })]).then(() => undefined);
 }
 
 /**

@@ -1,7 +1,29 @@
 /** The 23 locales of the UI (spec §1), their language tags, names and writing direction. */
 
 export const LOCALE_CODES = [
-  'ar', 'de', 'en', 'es', 'fr', 'he', 'hu', 'is', 'it', 'ja', 'ko', 'nlBE', 'pl', 'pt', 'ptBR', 'ro', 'ru', 'sk', 'svSE', 'tr', 'ua', 'zhCN', 'zhTW',
+  'ar',
+  'de',
+  'en',
+  'es',
+  'fr',
+  'he',
+  'hu',
+  'is',
+  'it',
+  'ja',
+  'ko',
+  'nlBE',
+  'pl',
+  'pt',
+  'ptBR',
+  'ro',
+  'ru',
+  'sk',
+  'svSE',
+  'tr',
+  'ua',
+  'zhCN',
+  'zhTW',
 ] as const;
 export type LocaleCode = (typeof LOCALE_CODES)[number];
 

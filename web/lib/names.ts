@@ -47,7 +47,11 @@ export function nameParts(name: string): NamePart[] {
 
 /** The name as plain text, each byte that is not UTF-8 as `\xHH` (titles, labels, messages). */
 export function displayName(name: string): string {
-  return hasEscapes(name) ? nameParts(name).map((p) => p.text).join('') : name;
+  return hasEscapes(name)
+    ? nameParts(name)
+        .map((p) => p.text)
+        .join('')
+    : name;
 }
 
 /** The name's bytes on disk as hex pairs: `63 61 66 E9 2E 74 78 74`. */

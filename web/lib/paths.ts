@@ -18,10 +18,7 @@ function safeDecode(segment: string): string {
 
 /** Decodes a raw (percent-encoded) URL path segment by segment, so `%2F` inside a name stays in that name's segment. */
 export function decodePathname(raw: string): string {
-  return raw
-    .split('/')
-    .map(safeDecode)
-    .join('/');
+  return raw.split('/').map(safeDecode).join('/');
 }
 
 /** Joins a folder path and a name: `joinPath('/a/', 'b')` → `/a/b`. */

@@ -96,8 +96,14 @@ export function renamePicked<F>(picked: readonly PickedFile<F>[], rename: Readon
  * Continue on an upload conflict: a free name for each clashing top-level entry, beside the
  * `used` names (the folder's and the batch's own) and each other. Folders get no extension split.
  */
-export function clashRenames<F>(clashing: readonly string[], used: Set<string>, picked: readonly PickedFile<F>[], emptyDirs: readonly string[]): Map<string, string> {
-  const isDirName = (n: string) => emptyDirs.some((d) => clean(d)[0] === n) || picked.some((p) => clean(p.relativePath).length > 1 && clean(p.relativePath)[0] === n);
+export function clashRenames<F>(
+  clashing: readonly string[],
+  used: Set<string>,
+  picked: readonly PickedFile<F>[],
+  emptyDirs: readonly string[],
+): Map<string, string> {
+  const isDirName = (n: string) =>
+    emptyDirs.some((d) => clean(d)[0] === n) || picked.some((p) => clean(p.relativePath).length > 1 && clean(p.relativePath)[0] === n);
   const rename = new Map<string, string>();
   for (const n of clashing) {
     const fresh = uniqueName(n, used, isDirName(n));

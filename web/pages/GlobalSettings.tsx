@@ -38,7 +38,15 @@ function CommandsCard({ s }: { s: SettingsDto }) {
   const [text, setText] = useState<Record<string, string>>(() => Object.fromEntries(names.map((n) => [n, (s.commands[n] ?? []).join('\n')])));
   const save = async () => {
     // One command per line, empty lines dropped (spec §5).
-    const commands = Object.fromEntries(names.map((n) => [n, (text[n] ?? '').split('\n').map((l) => l.trim()).filter(Boolean)]));
+    const commands = Object.fromEntries(
+      names.map((n) => [
+        n,
+        (text[n] ?? '')
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean),
+      ]),
+    );
     await settingsApi.update({ commands });
     showSuccess(t('settings.commandsUpdated'));
   };
@@ -48,7 +56,14 @@ function CommandsCard({ s }: { s: SettingsDto }) {
       {names.map((n) => (
         <details key={n} className="collapsible" open={(text[n] ?? '') !== ''}>
           <summary>{n}</summary>
-          <textarea className="input textarea" aria-label={n} rows={3} spellCheck={false} value={text[n] ?? ''} onChange={(e) => setText({ ...text, [n]: e.target.value })} />
+          <textarea
+            className="input textarea"
+            aria-label={n}
+            rows={3}
+            spellCheck={false}
+            value={text[n] ?? ''}
+            onChange={(e) => setText({ ...text, [n]: e.target.value })}
+          />
         </details>
       ))}
     </Card>

@@ -106,12 +106,26 @@ function PasswordCard() {
         {needsCurrent && (
           <label className="field">
             <span>{t('settings.currentPassword')}</span>
-            <input className="input" type="password" name="currentPassword" autoComplete="current-password" value={current} onChange={(e) => setCurrent(e.target.value)} />
+            <input
+              className="input"
+              type="password"
+              name="currentPassword"
+              autoComplete="current-password"
+              value={current}
+              onChange={(e) => setCurrent(e.target.value)}
+            />
           </label>
         )}
         <label className="field">
           <span>{t('settings.newPassword')}</span>
-          <input className={`input${state}`} type="password" name="password" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+          <input
+            className={`input${state}`}
+            type="password"
+            name="password"
+            autoComplete="new-password"
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
         </label>
         <label className="field">
           <span>{t('settings.newPasswordConfirm')}</span>

@@ -36,13 +36,13 @@ export default function SharesSettingsPage() {
     queryKey: [...keys.shares, 'owners', admin],
     enabled: allowed,
     queryFn: async () => {
-          let list = await sharesApi.list();
-          // Admins see every owner's links; the server names the owners, else they are looked up.
-          if (admin && list.some((l) => !l.username)) {
-            const names = new Map((await usersApi.list()).map((u) => [u.id, u.username]));
-            list = list.map((l) => ({ ...l, username: l.username ?? names.get(l.userID) }));
-          }
-          return sortShares(list);
+      let list = await sharesApi.list();
+      // Admins see every owner's links; the server names the owners, else they are looked up.
+      if (admin && list.some((l) => !l.username)) {
+        const names = new Map((await usersApi.list()).map((u) => [u.id, u.username]));
+        list = list.map((l) => ({ ...l, username: l.username ?? names.get(l.userID) }));
+      }
+      return sortShares(list);
     },
   });
 

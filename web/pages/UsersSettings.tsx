@@ -50,7 +50,12 @@ export default function UsersSettingsPage() {
                     </td>
                     <td className="table-path">{u.scope}</td>
                     <td className="table-actions">
-                      <Link href={`/settings/users/${u.id}`} className="icon-button" aria-label={t('buttons.editUser', { name: u.username })} title={t('buttons.edit')}>
+                      <Link
+                        href={`/settings/users/${u.id}`}
+                        className="icon-button"
+                        aria-label={t('buttons.editUser', { name: u.username })}
+                        title={t('buttons.edit')}
+                      >
                         <Icon name="rename" />
                       </Link>
                     </td>

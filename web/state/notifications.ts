@@ -14,7 +14,10 @@ export const noticesAtom = atom<Notice[]>([]);
 const nextIdAtom = atom(1);
 
 export const dismissNoticeAtom = atom(null, (get, set, id: number) => {
-  set(noticesAtom, get(noticesAtom).filter((n) => n.id !== id));
+  set(
+    noticesAtom,
+    get(noticesAtom).filter((n) => n.id !== id),
+  );
 });
 
 export const pushNoticeAtom = atom(null, (get, set, n: Omit<Notice, 'id'>) => {

@@ -6,7 +6,6 @@ import { action, output, withServices } from '../run.ts';
 import { confirmDestructive } from '../prompt.ts';
 import { table } from '../table.ts';
 
-
 function parseIndex(raw: string): number {
   if (!/^\d+$/.test(raw)) throw new InvalidArgumentError(`expected an index (0, 1, ...), got "${raw}"`);
   return Number(raw);

@@ -14,11 +14,7 @@ import { FLAG_PERMISSIONS } from '../userflags.ts';
 export function configCommand(): Command {
   const config = new Command('config').description('manage the instance settings');
 
-  addSettingsOptions(
-    config
-      .command('init')
-      .description('create a new database with default settings changed by the options given'),
-  )
+  addSettingsOptions(config.command('init').description('create a new database with default settings changed by the options given'))
     .addHelpText(
       'after',
       `

@@ -64,7 +64,10 @@ export function serveCommand(): Command {
         'FM_EXEC_UNSANDBOXED',
       ),
     )
-    .addHelpText('after', '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  fm serve                      serve the current folder on http://127.0.0.1:8080\n  fm serve /srv/files -a 0.0.0.0 -p 80\n  FM_DATABASE=/var/lib/fm/fm.db fm serve --baseurl /fm',
+    )
     .action(
       action(async (rootArg: string | undefined, opts: ServeOptions, cmd: Command) => {
         await serve(rootArg, opts, cmd);
@@ -95,13 +98,19 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   // commander turns a boolean flag on whenever its variable is set, even to "false".
   const noauth = cmd.getOptionValueSource('noauth') === 'env' ? envFlag('FM_NOAUTH') : Boolean(opts.noauth);
   const unsandboxed = cmd.getOptionValueSource('execUnsandboxed') === 'env' ? envFlag('FM_EXEC_UNSANDBOXED') : Boolean(opts.execUnsandboxed);
-  const trustedProxies = opts.trustedProxies.split(',').map((s) => s.trim()).filter(Boolean);
+  const trustedProxies = opts.trustedProxies
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   try {
     buildBlockList(trustedProxies);
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const allowedHosts = opts.allowedHosts.split(',').map((s) => s.trim()).filter(Boolean);
+  const allowedHosts = opts.allowedHosts
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const signupLimit = Number(opts.signupLimit);
   if (!/^\s*\d+\s*$/.test(opts.signupLimit) || !Number.isSafeInteger(signupLimit)) {
     throw new UsageError(`invalid --signup-limit "${opts.signupLimit}" (a whole number of sign-ups per address and hour; 0 = no limit)`);
@@ -219,7 +228,11 @@ async function checkSandbox(services: Services, log: Logger): Promise<void> {
   }
   if (!needed) return;
   const refusal = await sandbox.refusal();
-  if (refusal) throw new ExitError(1, `${settings.enableExec ? 'command execution is on' : 'the auth method is hook'}, but ${refusal}; or turn it off (${settings.enableExec ? 'fm config set --no-exec' : 'fm config set --auth-method json'})`);
+  if (refusal)
+    throw new ExitError(
+      1,
+      `${settings.enableExec ? 'command execution is on' : 'the auth method is hook'}, but ${refusal}; or turn it off (${settings.enableExec ? 'fm config set --no-exec' : 'fm config set --auth-method json'})`,
+    );
   services.log.info(`exec: sandboxed by ${sandbox.bwrap} (process limit: ${await sandbox.processLimitMode()})`);
 }
 

@@ -48,21 +48,25 @@ Examples:
         if (!username.trim()) throw new UsageError('the username is empty');
         const given = [password !== undefined, opts.passwordHash !== undefined, Boolean(opts.passwordStdin)].filter(Boolean).length;
         if (given > 1) throw new UsageError('give the password one way only: argument, --password-hash or --password-stdin');
-        await withServices(cmd, async (services) => {
-          const { presentUserForConsole } = await import('../../server/present.ts');
-          const settings = await services.repos.settings.get();
-          if (await services.repos.users.getByUsername(username)) throw new ConflictError(`user "${username.trim()}" already exists`);
-          let secret = password ?? opts.passwordHash;
-          if (opts.passwordStdin) secret = readPasswordFromStdin();
-          secret ??= await askNewPassword(`"${username}"`);
-          const changes = userChanges({ ...settings.defaults, lockPassword: false }, opts);
-          const user = await services.users.create(
-            { data: { ...changes, username, password: secret }, passwordIsHash: opts.passwordHash !== undefined },
-            settings,
-            { allowLaunchers: Boolean(opts.force) },
-          );
-          output(cmd, presentUserForConsole(user), () => `added user "${user.username}" (id ${user.id})`);
-        }, { createWithDefaults: true });
+        await withServices(
+          cmd,
+          async (services) => {
+            const { presentUserForConsole } = await import('../../server/present.ts');
+            const settings = await services.repos.settings.get();
+            if (await services.repos.users.getByUsername(username)) throw new ConflictError(`user "${username.trim()}" already exists`);
+            let secret = password ?? opts.passwordHash;
+            if (opts.passwordStdin) secret = readPasswordFromStdin();
+            secret ??= await askNewPassword(`"${username}"`);
+            const changes = userChanges({ ...settings.defaults, lockPassword: false }, opts);
+            const user = await services.users.create(
+              { data: { ...changes, username, password: secret }, passwordIsHash: opts.passwordHash !== undefined },
+              settings,
+              { allowLaunchers: Boolean(opts.force) },
+            );
+            output(cmd, presentUserForConsole(user), () => `added user "${user.username}" (id ${user.id})`);
+          },
+          { createWithDefaults: true },
+        );
       }),
     );
 
@@ -70,7 +74,7 @@ Examples:
     .command('ls')
     .alias('list')
     .description('list users')
-    .addHelpText('after', '\nExamples:\n  fm users ls\n  fm users ls --json | jq -r \'.[] | select(.perm.admin) | .username\'')
+    .addHelpText('after', "\nExamples:\n  fm users ls\n  fm users ls --json | jq -r '.[] | select(.perm.admin) | .username'")
     .action(
       action(async (_opts: unknown, cmd: Command) => {
         await withServices(cmd, async (services) => {
@@ -216,8 +220,10 @@ Examples:
           if (opts.replace) await confirmDestructive(`Replace all ${current.length} users with the ${incoming.length} users of ${file}?`, opts.yes);
           else if (plan.overwritten > 0) await confirmDestructive(`Overwrite ${plan.overwritten} existing users?`, opts.yes);
           await services.repos.users.replaceAll(plan.records);
-          output(cmd, { imported: incoming.length, overwritten: plan.overwritten, total: plan.records.length }, () =>
-            `imported ${incoming.length} users${plan.overwritten ? ` (${plan.overwritten} overwritten)` : ''}; ${plan.records.length} users in total`,
+          output(
+            cmd,
+            { imported: incoming.length, overwritten: plan.overwritten, total: plan.records.length },
+            () => `imported ${incoming.length} users${plan.overwritten ? ` (${plan.overwritten} overwritten)` : ''}; ${plan.records.length} users in total`,
           );
         });
       }),

@@ -56,10 +56,12 @@ export function attachCommandRunner(server: http.Server, app: Koa, services: Ser
       return;
     }
     socket.on('error', () => socket.destroy());
-    loadWss().then((server) => handleUpgrade(server, app, services, baseURL, runs, req, socket, head)).catch((err) => {
-      services.log.error(`command runner: ${(err as Error).message}`);
-      refuseUpgrade(socket, 500, '');
-    });
+    loadWss()
+      .then((server) => handleUpgrade(server, app, services, baseURL, runs, req, socket, head))
+      .catch((err) => {
+        services.log.error(`command runner: ${(err as Error).message}`);
+        refuseUpgrade(socket, 500, '');
+      });
   });
   return {
     async close() {
@@ -163,22 +165,26 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
   let draining: NodeJS.Timeout | undefined;
   let proc: RunningProcess;
   try {
-    proc = await services.exec.start(plan, { env, settings, tree: services.exec.userTree(access) }, {
-      line: (text) => {
-        if (ws.readyState !== ws.OPEN) return;
-        ws.send(text);
-        if (!draining && ws.bufferedAmount > HIGH_WATER) {
-          proc.pause();
-          draining = setInterval(() => {
-            if (ws.bufferedAmount < HIGH_WATER / 4 || ws.readyState !== ws.OPEN) {
-              clearInterval(draining);
-              draining = undefined;
-              proc.resume();
-            }
-          }, 20);
-        }
+    proc = await services.exec.start(
+      plan,
+      { env, settings, tree: services.exec.userTree(access) },
+      {
+        line: (text) => {
+          if (ws.readyState !== ws.OPEN) return;
+          ws.send(text);
+          if (!draining && ws.bufferedAmount > HIGH_WATER) {
+            proc.pause();
+            draining = setInterval(() => {
+              if (ws.bufferedAmount < HIGH_WATER / 4 || ws.readyState !== ws.OPEN) {
+                clearInterval(draining);
+                draining = undefined;
+                proc.resume();
+              }
+            }, 20);
+          }
+        },
       },
-    });
+    );
   } catch (err) {
     finished();
     if (!(err instanceof CommandRefusedError)) throw err;

@@ -88,7 +88,11 @@ export function startupSettings(s: Settings, method: string, opts: PageOptions):
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** JSON safe inside a <script>: no `</script>`, no HTML comment openers, no line separators. */
 const scriptJson = (v: unknown) =>
-  JSON.stringify(v).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  JSON.stringify(v)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 
 export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html: string; csp: string } {
   const script = `window.FM=${scriptJson(startup)};`;

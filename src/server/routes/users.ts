@@ -29,11 +29,7 @@ export function usersRouter(): FmRouter {
     const { body, query } = inputOf(ctx, createInput);
     if (await needsCurrentPassword(ctx)) await ctx.services.users.checkCurrentPassword(ctx.state.user!, body.current_password);
     const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...body.data, id: 0 });
-    const user = await ctx.services.users.create(
-      { data: { ...rest, scope: body.data.scope } },
-      undefined,
-      { allowLaunchers: query.force },
-    );
+    const user = await ctx.services.users.create({ data: { ...rest, scope: body.data.scope } }, undefined, { allowLaunchers: query.force });
     ctx.status = 201;
     ctx.set('Location', `/settings/users/${user.id}`);
     ctx.type = 'text/plain; charset=utf-8';

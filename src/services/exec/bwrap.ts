@@ -115,7 +115,10 @@ export function systemLayout(): SystemLayout {
  */
 export async function probeBwrap(bwrap: string | undefined, layout: SystemLayout): Promise<string | undefined> {
   if (!bwrap) return `bwrap was not found in PATH; ${INSTALL_HINT}`;
-  const args = bwrapArgs(sandboxMounts({ layout, network: false, tmpSize: 0, programs: [] }, () => ({ kind: 'missing', real: '' })), { network: false, cwd: '/' });
+  const args = bwrapArgs(
+    sandboxMounts({ layout, network: false, tmpSize: 0, programs: [] }, () => ({ kind: 'missing', real: '' })),
+    { network: false, cwd: '/' },
+  );
   return new Promise((resolve) => {
     const child = spawn(bwrap, [...args, '/usr/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: SAFE_PATH } });
     let stderr = '';
@@ -128,7 +131,10 @@ export async function probeBwrap(bwrap: string | undefined, layout: SystemLayout
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code === 0) resolve(undefined);
-      else resolve(`${bwrap} does not work here (${stderr.trim() || `exit ${code ?? signal}`}); it needs user namespaces (kernel.unprivileged_userns_clone=1 when fm does not run as root)`);
+      else
+        resolve(
+          `${bwrap} does not work here (${stderr.trim() || `exit ${code ?? signal}`}); it needs user namespaces (kernel.unprivileged_userns_clone=1 when fm does not run as root)`,
+        );
     });
   });
 }

@@ -81,14 +81,18 @@ export class ExecHookRunner implements HookRunner {
     let firstError = '';
     let proc;
     try {
-      proc = await this.exec.start(plan, { env, settings, tree: this.exec.hookTree() }, {
-        line: (text, stream) => {
-          if (stream === 'stderr') {
-            if (!firstError && text.trim()) firstError = text.trim();
-            this.log.warn(`${who}: ${text}`);
-          } else this.log.info(`${who}: ${text}`);
+      proc = await this.exec.start(
+        plan,
+        { env, settings, tree: this.exec.hookTree() },
+        {
+          line: (text, stream) => {
+            if (stream === 'stderr') {
+              if (!firstError && text.trim()) firstError = text.trim();
+              this.log.warn(`${who}: ${text}`);
+            } else this.log.info(`${who}: ${text}`);
+          },
         },
-      });
+      );
     } catch (err) {
       if (err instanceof CommandRefusedError) return fail(`${trigger} hook refused: ${err.message}`);
       throw err;

@@ -129,7 +129,16 @@ export class ExecService {
   private async spec(file: string, args: string[], argv0: string, cwd: string, files: string[], opts: StartOptions): Promise<ProcessSpec> {
     const limits = opts.limits ?? this.limits;
     if (this.sandbox.unsandboxed) return { file, args, argv0, cwd, env: opts.env, limits };
-    const wrapped = await this.sandbox.prepare({ file, args, argv0, cwd, programs: files, tree: opts.tree, network: opts.settings.execNetwork, limits: sandboxLimits(opts.settings) });
+    const wrapped = await this.sandbox.prepare({
+      file,
+      args,
+      argv0,
+      cwd,
+      programs: files,
+      tree: opts.tree,
+      network: opts.settings.execNetwork,
+      limits: sandboxLimits(opts.settings),
+    });
     return { file: wrapped.file, args: wrapped.args, cwd, env: opts.env, limits, confinement: wrapped.confinement };
   }
 
@@ -164,7 +173,7 @@ export class ExecService {
     return { code: result.reason || result.error ? -1 : result.code, stdout };
   }
 
-/** Logs a finished run. */
+  /** Logs a finished run. */
   logResult(what: string, result: ProcessResult): void {
     const how = result.error ? `could not start (${result.error})` : `exit ${result.code}${result.reason ? ` (${result.reason})` : ''}`;
     this.log.info(`${what}: ${how}`);

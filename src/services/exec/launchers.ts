@@ -16,16 +16,28 @@ function add(reason: string, names: string): void {
 }
 
 add('it is a shell: it runs any command line', 'sh bash dash ash ksh mksh pdksh oksh loksh zsh csh tcsh fish rc es yash posh elvish nu xonsh pwsh powershell');
-add('it runs the program named in its arguments', 'env xargs parallel nice nohup timeout setsid stdbuf ionice chrt taskset flock chroot unshare nsenter runuser setpriv prlimit cgexec numactl systemd-run run-parts start-stop-daemon daemonize watch time command exec builtin eval source . trap coproc ' +
+add(
+  'it runs the program named in its arguments',
+  'env xargs parallel nice nohup timeout setsid stdbuf ionice chrt taskset flock chroot unshare nsenter runuser setpriv prlimit cgexec numactl systemd-run run-parts start-stop-daemon daemonize watch time command exec builtin eval source . trap coproc ' +
     'fakeroot proot faketime torsocks proxychains proxychains4 eatmydata ccache distcc sshpass unbuffer chpst softlimit envdir setuidgid ' +
-    'dbus-launch xvfb-run ssh-agent screen tmux dtach xdg-open sensible-editor sensible-pager editor pager ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1');
+    'dbus-launch xvfb-run ssh-agent screen tmux dtach xdg-open sensible-editor sensible-pager editor pager ld.so ld-linux.so.2 ld-linux-x86-64.so.2 ld-linux-aarch64.so.1',
+);
 add('it runs commands as another user', 'sudo su doas pkexec sg newgrp');
-add('it runs a program given by an option (-exec, -e, --to-command, …)', 'find rsync scp sftp tar zip busybox toybox dpkg apt apt-get aptitude rpm yum dnf man less more most');
-add('its own language can run programs', 'awk gawk mawk nawk sed ed ex vi vim nvim view emacs nano m4 dc gdb lldb expect tclsh wish make gmake cmake ninja bmake');
+add(
+  'it runs a program given by an option (-exec, -e, --to-command, …)',
+  'find rsync scp sftp tar zip busybox toybox dpkg apt apt-get aptitude rpm yum dnf man less more most',
+);
+add(
+  'its own language can run programs',
+  'awk gawk mawk nawk sed ed ex vi vim nvim view emacs nano m4 dc gdb lldb expect tclsh wish make gmake cmake ninja bmake',
+);
 add('it traces or wraps a program it starts', 'strace ltrace valgrind script perf ptrace catchsegv firejail bwrap');
 add('it runs remote or network commands', 'ssh rsh rlogin telnet nc ncat netcat socat ftp lftp');
-add('its shell escape or start-up file (read from HOME, the user\'s folder) can run programs', 'sqlite3 psql mysql mariadb octave gnuplot');
-add('it runs hooks, aliases or scripts from its configuration', 'git hg svn npm npx pnpm yarn pip pip3 pipx cargo go gradle mvn ant rake bundle gem composer crontab at batch');
+add("its shell escape or start-up file (read from HOME, the user's folder) can run programs", 'sqlite3 psql mysql mariadb octave gnuplot');
+add(
+  'it runs hooks, aliases or scripts from its configuration',
+  'git hg svn npm npx pnpm yarn pip pip3 pipx cargo go gradle mvn ant rake bundle gem composer crontab at batch',
+);
 add(
   'it changes what later commands resolve to (variables, aliases, PATH lookups)',
   'export declare typeset local readonly set shopt alias unalias hash enable let read mapfile readarray getopts',

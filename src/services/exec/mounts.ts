@@ -45,10 +45,32 @@ export const SYSTEM_TOP = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32
  * root-only files such as /etc/shadow would otherwise be readable.
  */
 export const ETC_FILES = [
-  'passwd', 'group', 'nsswitch.conf', 'hosts', 'host.conf', 'ld.so.cache', 'ld.so.conf', 'ld.so.conf.d',
-  'localtime', 'timezone', 'alternatives', 'ssl/certs', 'ssl/openssl.cnf', 'ca-certificates', 'mime.types',
-  'magic', 'magic.mime', 'os-release', 'terminfo', 'fonts', 'ImageMagick-6', 'ImageMagick-7', 'services',
-  'protocols', 'locale.alias', 'shells',
+  'passwd',
+  'group',
+  'nsswitch.conf',
+  'hosts',
+  'host.conf',
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'localtime',
+  'timezone',
+  'alternatives',
+  'ssl/certs',
+  'ssl/openssl.cnf',
+  'ca-certificates',
+  'mime.types',
+  'magic',
+  'magic.mime',
+  'os-release',
+  'terminfo',
+  'fonts',
+  'ImageMagick-6',
+  'ImageMagick-7',
+  'services',
+  'protocols',
+  'locale.alias',
+  'shells',
 ];
 /** Added when the admin allows the network. */
 export const ETC_NETWORK_FILES = ['resolv.conf', 'gai.conf'];

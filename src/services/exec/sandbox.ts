@@ -121,10 +121,7 @@ export class Sandbox {
   async prepare(req: SandboxRequest): Promise<SandboxedSpec> {
     const probed = await this.probe();
     if (probed.problem || probed.emptyFd === undefined) throw new CommandRefusedError((await this.refusal()) ?? 'the sandbox is not available');
-    const mounts = sandboxMounts(
-      { layout: probed.layout, network: req.network, tmpSize: req.limits.memory, programs: req.programs, tree: req.tree },
-      pathFact,
-    );
+    const mounts = sandboxMounts({ layout: probed.layout, network: req.network, tmpSize: req.limits.memory, programs: req.programs, tree: req.tree }, pathFact);
     const { memory, fileSize, processes } = req.limits;
     const inner = [PRLIMIT, '--core=0'];
     if (memory > 0) inner.push(`--as=${memory}`);
@@ -154,13 +151,20 @@ function limitWatcher(limit: number, cgroup: PidsCgroup | undefined, emptyFds: n
     // fd 3, then one fd per empty-file mask.
     stdio: ['pipe', ...emptyFds],
     started(child: ChildProcess, stop) {
-      if (cgroup && limit > 0) unwatch = watchLimit(() => cgroup.limitHit(), () => stop('process limit'));
+      if (cgroup && limit > 0)
+        unwatch = watchLimit(
+          () => cgroup.limitHit(),
+          () => stop('process limit'),
+        );
       // Without a cgroup: count the processes of the sandbox's PID namespace (bwrap's init aside).
       readInfo(child, (info) => {
         const ns = info['pid-namespace'];
         if (cgroup || limit <= 0 || ended || typeof ns !== 'number') return;
         const name = `pid:[${ns}]`;
-        unwatch = watchLimit(async () => (await countNamespaceProcesses(name)) - 1 >= limit, () => stop('process limit'));
+        unwatch = watchLimit(
+          async () => (await countNamespaceProcesses(name)) - 1 >= limit,
+          () => stop('process limit'),
+        );
       });
     },
     ended() {

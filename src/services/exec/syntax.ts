@@ -89,8 +89,28 @@ export interface CommandLine {
 export const MAX_LINE_LENGTH = 16 * 1024;
 
 const KEYWORDS = new Set([
-  '!', 'if', 'then', 'else', 'elif', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select',
-  'function', 'in', 'time', 'coproc', '[[', ']]', '{', '}',
+  '!',
+  'if',
+  'then',
+  'else',
+  'elif',
+  'fi',
+  'do',
+  'done',
+  'case',
+  'esac',
+  'while',
+  'until',
+  'for',
+  'select',
+  'function',
+  'in',
+  'time',
+  'coproc',
+  '[[',
+  ']]',
+  '{',
+  '}',
 ]);
 
 type Token = { kind: 'word'; word: Word } | { kind: 'op'; op: string; fd?: number; start: number; end: number };
@@ -108,7 +128,7 @@ function dollarReason(line: string, i: number): string {
   if (next === '{') return 'parameter expansion ${...} is not supported';
   if (next === "'" || next === '"') return 'ANSI-C and locale quoting ($\'...\', $"...") are not supported';
   if (next === '[') return 'arithmetic expansion $[...] is not supported';
-  return 'variables ($NAME) are not expanded: fm never substitutes text into a command; quote a literal $ with \'...\'';
+  return "variables ($NAME) are not expanded: fm never substitutes text into a command; quote a literal $ with '...'";
 }
 
 const OPERATORS = ['&&', '||', '|&', ';;', '&>>', '&>', '<<<', '<<', '<>', '<(', '>(', '<&', '>>', '>|', '>&', ';', '&', '|', '<', '>', '(', ')'];

@@ -180,7 +180,10 @@ function sortIndices(scan: FolderScan, sorting: Sorting): number[] {
     if (ka !== kb) return ka < kb ? -1 : 1;
     return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0;
   };
-  const cmp = sorting.by === 'size' ? (a: number, b: number) => (size[a] - size[b]) * dir || byName(a, b) : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || byName(a, b);
+  const cmp =
+    sorting.by === 'size'
+      ? (a: number, b: number) => (size[a] - size[b]) * dir || byName(a, b)
+      : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || byName(a, b);
   const order: number[] = [];
   for (let i = 0; i < names.length; i++) if (present[i]) order.push(i);
   order.sort((a, b) => {
@@ -250,7 +253,18 @@ export function listingJson(scan: FolderScan, base: FileInfoDto, sorting: Sortin
     const isDir = (k & KIND_DIR) !== 0;
     put(
       (o ? ',' : '') +
-        itemJson(quote, prefix + name, name, scan.size[i], isDir ? '' : path.extname(name), isoTime(scan.mtime[i]), scan.mode[i], isDir, (k & KIND_LINK) !== 0, itemType(scan, i)),
+        itemJson(
+          quote,
+          prefix + name,
+          name,
+          scan.size[i],
+          isDir ? '' : path.extname(name),
+          isoTime(scan.mtime[i]),
+          scan.mode[i],
+          isDir,
+          (k & KIND_LINK) !== 0,
+          itemType(scan, i),
+        ),
     );
   }
   put(`],"numDirs":${scan.numDirs},"numFiles":${scan.numFiles},"sorting":${JSON.stringify(sorting)}${paged ? `,"numTotal":${total}` : ''}}`);
@@ -300,7 +314,14 @@ function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; i
  * when the folder is small, sorted by size or date, or no worker is usable (the caller then
  * uses scanFolder).
  */
-export async function renderLargeListing(gate: Gate, target: Target, base: FileInfoDto, sorting: Sorting, offset?: number, limit?: number): Promise<Buffer | undefined> {
+export async function renderLargeListing(
+  gate: Gate,
+  target: Target,
+  base: FileInfoDto,
+  sorting: Sorting,
+  offset?: number,
+  limit?: number,
+): Promise<Buffer | undefined> {
   if (sorting.by === 'size' || sorting.by === 'modified') return undefined;
   const entries = await visibleEntries(gate, target);
   const { names } = entries;

@@ -102,12 +102,13 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   }
 
   let written = 0;
-  const onBytes = input.maxSize > 0
-    ? (n: number) => {
-        written += n;
-        if (written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
-      }
-    : undefined;
+  const onBytes =
+    input.maxSize > 0
+      ? (n: number) => {
+          written += n;
+          if (written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
+        }
+      : undefined;
   const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
     gate.withParent(target, { create: dirMode }, (dir, name) =>
       placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
@@ -122,9 +123,7 @@ export async function deleteResource(svc: OperationServices, access: Access, vir
   const target = await svc.gate.resolve(access, virtual, 'delete', { allowRoot: false });
   await svc.gate.checkTree(target);
   // The folder is opened after the before-hooks: what is removed is what the gate checked.
-  await svc.hooks.around(hookContext(access, 'delete', target.abs), () =>
-    svc.gate.withParent(target, { entry: true }, (dir, name) => removeEntry(dir, name)),
-  );
+  await svc.hooks.around(hookContext(access, 'delete', target.abs), () => svc.gate.withParent(target, { entry: true }, (dir, name) => removeEntry(dir, name)));
   await svc.events.emit('removed', { abs: target.abs, isDir: target.isDir, user: access.user });
 }
 
@@ -160,7 +159,8 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
 
   let override = false;
   if (dst.exists) {
-    const caseOnly = !isCopy && toV !== fromV && toV.toLowerCase() === fromV.toLowerCase() && src.lstat!.ino === dst.lstat!.ino && src.lstat!.dev === dst.lstat!.dev;
+    const caseOnly =
+      !isCopy && toV !== fromV && toV.toLowerCase() === fromV.toLowerCase() && src.lstat!.ino === dst.lstat!.ino && src.lstat!.dev === dst.lstat!.dev;
     if (caseOnly) {
       // A case-only rename on a case-insensitive file system: the "existing" entry is the source.
     } else if (input.rename) {

@@ -45,7 +45,6 @@ const KNOWN_TYPES: Record<string, SearchQuery['types'][number]> = {
   pdf: 'pdf',
 };
 
-
 const AGE_UNITS: Record<string, number> = {
   s: 1000,
   m: 60_000,

@@ -6,15 +6,7 @@
  */
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import {
-  BadRequestError,
-  ConflictError,
-  FmError,
-  InsufficientStorageError,
-  LockedError,
-  NotFoundError,
-  PayloadTooLargeError,
-} from '../../errors.ts';
+import { BadRequestError, ConflictError, FmError, InsufficientStorageError, LockedError, NotFoundError, PayloadTooLargeError } from '../../errors.ts';
 import type { Settings } from '../../api/settings.ts';
 import type { Services } from '../index.ts';
 import type { Target } from '../files/gate.ts';

@@ -138,7 +138,5 @@ export class SharesRepo {
 /** Permanent links first, then by expiry; ties by owner, path and hash so the order is stable. */
 export function sortShares(list: ShareRecord[]): ShareRecord[] {
   const rank = (s: ShareRecord) => (s.expire === 0 ? -Infinity : s.expire);
-  return [...list].sort(
-    (a, b) => rank(a) - rank(b) || a.userID - b.userID || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.hash < b.hash ? -1 : 1),
-  );
+  return [...list].sort((a, b) => rank(a) - rank(b) || a.userID - b.userID || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0) || (a.hash < b.hash ? -1 : 1));
 }

@@ -122,7 +122,16 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     return () => cancelAnimationFrame(id);
   });
 
-  const { handlers, dropTarget, endDrag } = useItemHandlers({ items, cols, multiple, singleClick: user.singleClick, canMove, open, focusItem, cursorTo: setCursor });
+  const { handlers, dropTarget, endDrag } = useItemHandlers({
+    items,
+    cols,
+    multiple,
+    singleClick: user.singleClick,
+    canMove,
+    open,
+    focusItem,
+    cursorTo: setCursor,
+  });
 
   const exactDates = user.dateFormat;
   const tabbable = cursor ?? selected[0] ?? 0;

@@ -124,7 +124,8 @@ export const FILE_ACTIONS: FileAction[] = [
     label: 'buttons.info',
     selection: true,
     visible: () => true,
-    run: (ctx) => show(ctx, { name: 'info', props: { items: isDir(ctx) ? selected(ctx) : [ctx.listing.resource], dir: isDir(ctx) ? ctx.listing.resource : undefined } }),
+    run: (ctx) =>
+      show(ctx, { name: 'info', props: { items: isDir(ctx) ? selected(ctx) : [ctx.listing.resource], dir: isDir(ctx) ? ctx.listing.resource : undefined } }),
   },
   {
     id: 'selectMultiple',
@@ -146,4 +147,3 @@ export function runIfVisible(id: FileAction['id'], ctx: ActionContext): boolean 
   a.run(ctx);
   return true;
 }
-

@@ -26,8 +26,5 @@ export function useListMeasure(listRef: RefObject<HTMLElement | null>, scrollRef
 /** Paths cut to the clipboard from this folder: the listing shows them faded until pasted. */
 export function useCutPaths(folder: string): Set<string> {
   const clipboard = useAtomValue(clipboardAtom);
-  return useMemo(
-    () => new Set(clipboard?.key === 'x' && samePath(clipboard.path, folder) ? clipboard.items.map((i) => i.from) : []),
-    [clipboard, folder],
-  );
+  return useMemo(() => new Set(clipboard?.key === 'x' && samePath(clipboard.path, folder) ? clipboard.items.map((i) => i.from) : []), [clipboard, folder]);
 }

@@ -126,7 +126,12 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
         </h1>
         <div className="preview-actions">
           {isImage && settings.ResizePreview && (
-            <IconButton icon={fullSize ? 'shrink' : 'expand'} label={t(fullSize ? 'preview.largePreview' : 'preview.fullSize')} aria-pressed={fullSize} onClick={() => setFullSize(!fullSize)} />
+            <IconButton
+              icon={fullSize ? 'shrink' : 'expand'}
+              label={t(fullSize ? 'preview.largePreview' : 'preview.fullSize')}
+              aria-pressed={fullSize}
+              onClick={() => setFullSize(!fullSize)}
+            />
           )}
           {actions.map((a) => (
             <IconButton key={a.id} icon={a.icon} label={a.label} data-action={a.id} onClick={a.run} />

@@ -157,7 +157,14 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
           </div>
           <label className="field">
             <span>{t('prompts.sharePassword')}</span>
-            <input className="input" type="password" name="sharePassword" autoComplete="new-password" value={password} onChange={(e) => setPassword(e.target.value)} />
+            <input
+              className="input"
+              type="password"
+              name="sharePassword"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
           </label>
         </>
       ) : (
@@ -174,7 +181,11 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
                 )}
               </span>
               <span className="share-link-actions">
-                <IconButton icon="link" label={t('buttons.copyLink')} onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)} />
+                <IconButton
+                  icon="link"
+                  label={t('buttons.copyLink')}
+                  onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)}
+                />
                 {!item.isDir && !link.hasPassword && (
                   <IconButton
                     icon="download"

@@ -92,7 +92,11 @@ export function GeneralCard({ s }: { s: SettingsDto }) {
         {check(t('settings.disableUsedDiskPercentage'), branding.disableUsedPercentage, (v) => setBranding({ ...branding, disableUsedPercentage: v }))}
         <label className="field">
           <span>{t('settings.theme')}</span>
-          <select className="input" value={branding.theme} onChange={(e) => setBranding({ ...branding, theme: e.target.value as SettingsDto['branding']['theme'] })}>
+          <select
+            className="input"
+            value={branding.theme}
+            onChange={(e) => setBranding({ ...branding, theme: e.target.value as SettingsDto['branding']['theme'] })}
+          >
             <option value="">{t('settings.themes.system')}</option>
             <option value="light">{t('settings.themes.light')}</option>
             <option value="dark">{t('settings.themes.dark')}</option>

@@ -14,4 +14,3 @@ export function ShareDuration({ expire }: { expire: number }) {
     </time>
   );
 }
-

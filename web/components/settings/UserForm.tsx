@@ -50,7 +50,14 @@ export function UserForm({ value: d, onChange, mode, exec, createUserDir = false
         <>
           <label className="field">
             <span>{t('settings.username')}</span>
-            <input className="input" name="username" autoComplete="off" spellCheck={false} value={d.username} onChange={(e) => set({ username: e.target.value })} />
+            <input
+              className="input"
+              name="username"
+              autoComplete="off"
+              spellCheck={false}
+              value={d.username}
+              onChange={(e) => set({ username: e.target.value })}
+            />
           </label>
           <label className="field">
             <span>{t('settings.password')}</span>
@@ -66,7 +73,9 @@ export function UserForm({ value: d, onChange, mode, exec, createUserDir = false
           </label>
         </>
       )}
-      {mode === 'new' && createUserDir && check(t('settings.createUserHomeDirectory'), d.createUserDir, (v) => set({ createUserDir: v }), false, 'createUserDir')}
+      {mode === 'new' &&
+        createUserDir &&
+        check(t('settings.createUserHomeDirectory'), d.createUserDir, (v) => set({ createUserDir: v }), false, 'createUserDir')}
       <label className="field">
         <span>{t('settings.scope')}</span>
         <input
@@ -125,7 +134,14 @@ export function UserForm({ value: d, onChange, mode, exec, createUserDir = false
       {exec && (
         <label className="field">
           <span>{t('settings.commands')}</span>
-          <input className="input" name="commands" spellCheck={false} aria-describedby={`${id}-cmd`} value={d.commands} onChange={(e) => set({ commands: e.target.value })} />
+          <input
+            className="input"
+            name="commands"
+            spellCheck={false}
+            aria-describedby={`${id}-cmd`}
+            value={d.commands}
+            onChange={(e) => set({ commands: e.target.value })}
+          />
           <small className="field-help" id={`${id}-cmd`}>
             {t('settings.commandsHelp')}
           </small>

@@ -26,7 +26,11 @@ export function ShareCrumbs({ hash, subpath, root }: { hash: string; subpath: st
         // biome-ignore lint/suspicious/noArrayIndexKey: a crumb is its depth (two folders may share a name)
         <span key={i} className="breadcrumb-part">
           <Icon name="chevronRight" size={16} className="breadcrumb-sep" />
-          <Link href={shareLinkHref(hash, joinPath('/', parts.slice(0, i + 1).join('/')), i < parts.length - 1)} className="breadcrumb" aria-current={i === parts.length - 1 ? 'page' : undefined}>
+          <Link
+            href={shareLinkHref(hash, joinPath('/', parts.slice(0, i + 1).join('/')), i < parts.length - 1)}
+            className="breadcrumb"
+            aria-current={i === parts.length - 1 ? 'page' : undefined}
+          >
             <Name name={p} />
           </Link>
         </span>

@@ -37,12 +37,20 @@ export function ShareFolder({ hash, items, format, dl }: { hash: string; items: 
           {selected.length > 0 ? t('files.selectedCount', { count: selected.length }) : t('share.itemCount', { count: items.length })}
         </p>
         {singleFile && (
-          <button type="button" className="button button-flat" onClick={() => void copy(shareUrl(window.location.origin, settings.BaseURL, hash, singleFile.path))}>
+          <button
+            type="button"
+            className="button button-flat"
+            onClick={() => void copy(shareUrl(window.location.origin, settings.BaseURL, hash, singleFile.path))}
+          >
             <Icon name="link" size={18} /> {t('buttons.copyLink')}
           </button>
         )}
         {selected.length > 0 && (
-          <button type="button" className="button button-primary" onClick={() => startDownload(singleFile ? dl(singleFile.path) : dl('/', { files: selected, algo: format }))}>
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => startDownload(singleFile ? dl(singleFile.path) : dl('/', { files: selected, algo: format }))}
+          >
             <Icon name="download" size={18} /> {t('share.downloadSelected')}
           </button>
         )}
@@ -58,7 +66,13 @@ export function ShareFolder({ hash, items, format, dl }: { hash: string; items: 
             const on = selected.includes(item.path);
             return (
               <li key={item.path} className={`share-item${on ? ' share-item-selected' : ''}`}>
-                <input type="checkbox" className="share-check" checked={on} aria-label={t('share.select', { name: displayName(item.name) })} onChange={() => toggle(item.path)} />
+                <input
+                  type="checkbox"
+                  className="share-check"
+                  checked={on}
+                  aria-label={t('share.select', { name: displayName(item.name) })}
+                  onChange={() => toggle(item.path)}
+                />
                 <Icon name={iconFor(item)} className={item.isDir ? 'share-item-folder' : undefined} />
                 <Link href={shareLinkHref(hash, item.path, item.isDir)} className="share-item-name">
                   <Name name={item.name} />

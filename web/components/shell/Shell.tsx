@@ -107,7 +107,6 @@ export default function Shell() {
     }
   };
 
-
   const statusText = (entry: Entry): string | undefined => {
     const s = entry.status;
     if (entry.lost) return t('shell.connectionClosed');
@@ -119,14 +118,7 @@ export default function Shell() {
 
   return (
     <section className="shell" style={{ blockSize: height }} aria-label={t('shell.title')}>
-      <div
-        className="shell-divider"
-        role="separator"
-        aria-orientation="horizontal"
-        aria-label={t('shell.resize')}
-        tabIndex={0}
-        {...divider}
-      />
+      <div className="shell-divider" role="separator" aria-orientation="horizontal" aria-label={t('shell.resize')} tabIndex={0} {...divider} />
       <div className="shell-bar">
         <span className="shell-title">{t('shell.title')}</span>
         <IconButton icon="close" label={t('buttons.close')} onClick={() => setShow(false)} />
@@ -140,7 +132,9 @@ export default function Shell() {
               <div className="shell-command">
                 <span className="shell-prompt">{entry.dir} $</span> {entry.command}
               </div>
-              {entry.lines.length > 0 && <pre className={`shell-output${entry.status?.type === 'refused' ? ' shell-output-refused' : ''}`}>{entry.lines.join('\n')}</pre>}
+              {entry.lines.length > 0 && (
+                <pre className={`shell-output${entry.status?.type === 'refused' ? ' shell-output-refused' : ''}`}>{entry.lines.join('\n')}</pre>
+              )}
               {status && <div className={`shell-status${bad ? ' shell-status-bad' : ''}`}>{status}</div>}
             </div>
           );

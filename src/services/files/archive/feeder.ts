@@ -111,7 +111,12 @@ export class Feeder {
       if (!batch.length) return;
       const files = batch;
       batch = [];
-      const read = readSmallFilesInWorker({ paths: files.map((f) => osPath(f.real)), root: osPath(this.access.rootReal), maxSize: READ_AHEAD_MAX_SIZE, maxBytes: BATCH_BYTES });
+      const read = readSmallFilesInWorker({
+        paths: files.map((f) => osPath(f.real)),
+        root: osPath(this.access.rootReal),
+        maxSize: READ_AHEAD_MAX_SIZE,
+        maxBytes: BATCH_BYTES,
+      });
       files.forEach((f, i) => {
         // Without a worker, or when it fails, or for a file it did not read: here.
         const here = () => this.prepareFile(f.real, f.name);

@@ -132,7 +132,18 @@ export function renderBatch(d: RenderDeps, job: RenderJob): RenderResult {
         type = t === 'text' && size > job.textLimit ? 'blob' : t;
       }
     }
-    const json = d.itemJson(d.quote, job.vprefix + name, name, size, dir ? '' : d.path.extname(name), d.isoTime(st.mtimeMs), d.goFileMode(st.mode, dir, false), dir, false, type);
+    const json = d.itemJson(
+      d.quote,
+      job.vprefix + name,
+      name,
+      size,
+      dir ? '' : d.path.extname(name),
+      d.isoTime(st.mtimeMs),
+      d.goFileMode(st.mode, dir, false),
+      dir,
+      false,
+      type,
+    );
     if (off + json.length * 3 > buf.length) {
       const bigger = d.Buffer.allocUnsafeSlow(Math.max(buf.length * 2, off + json.length * 3));
       buf.copy(bigger, 0, 0, off);
@@ -284,7 +295,10 @@ export async function statAll(entries: EntryPaths): Promise<RawStats> {
  * Starts rendering a large folder in the workers (one slice each, with the slice's first
  * index). Undefined, at once, when the folder is small or no worker is usable.
  */
-export function renderInWorkers(job: Omit<RenderJob, keyof EntryPaths>, entries: EntryPaths): Promise<Array<{ from: number; result: RenderResult }>> | undefined {
+export function renderInWorkers(
+  job: Omit<RenderJob, keyof EntryPaths>,
+  entries: EntryPaths,
+): Promise<Array<{ from: number; result: RenderResult }>> | undefined {
   const pool = workersFor(entries.names.length);
   if (!pool.length) return undefined;
   const parts = slices(entries, pool.length);

@@ -64,7 +64,8 @@ export function readSmallBatch(d: { fs: typeof fs; Buffer: typeof Buffer }, job:
         where = undefined; // no /proc: the O_NOFOLLOW open and the gate's checks stand
       }
       if (where !== undefined) {
-        if (where.length > deleted.length && where.subarray(where.length - deleted.length).equals(deleted)) where = where.subarray(0, where.length - deleted.length);
+        if (where.length > deleted.length && where.subarray(where.length - deleted.length).equals(deleted))
+          where = where.subarray(0, where.length - deleted.length);
         const inside = where.equals(root) || (where.length >= rootSlash.length && where.subarray(0, rootSlash.length).equals(rootSlash));
         if (!inside) continue; // SMALL_LEFT_OUT
       }

@@ -168,9 +168,7 @@ async function mergeFolder(src: DirHandle, name: string, dst: DirHandle, toName:
 /** Copy, check, then remove: the source stays whole unless everything arrived. */
 async function moveAcross(src: DirHandle, name: string, st: Stats, dst: DirHandle, toName: string, merge: boolean): Promise<void> {
   const opts = { override: merge, forMove: true, walk: { open: 0 } };
-  const copied = st.isDirectory() && !merge
-    ? await copyFolderAtomically(src, name, dst, toName, opts)
-    : await copyOne(src, name, dst, toName, opts, name);
+  const copied = st.isDirectory() && !merge ? await copyFolderAtomically(src, name, dst, toName, opts) : await copyOne(src, name, dst, toName, opts, name);
   if (!copied) throw new NotFoundError(`${displayName(name)} disappeared`);
   await dst.sync();
   const left: string[] = [];
