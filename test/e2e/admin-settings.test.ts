@@ -131,8 +131,8 @@ describe('administration', () => {
     // Each user's row, whatever other users earlier tests left.
     const row = (name: string) => rows.filter({ has: page.getByRole('cell', { name, exact: true }) });
     await row('eve').waitFor();
-    expect(await row('eve').textContent()).toMatch(/^eve\s+No\s+\/eve\s*$/);
-    expect(await row('admin').textContent()).toMatch(/^admin\s+Yes\s+\/\s*$/);
+    expect(await row('eve').innerText()).toMatch(/^eve\s+No\s+\/eve\s*$/);
+    expect(await row('admin').innerText()).toMatch(/^admin\s+Yes\s+\/\s*$/);
     await page.getByRole('link', { name: 'Edit eve' }).click();
     await page.getByRole('heading', { name: 'eve' }).waitFor();
     await page.goto(`${fm.url}/settings/users/new`);

@@ -191,7 +191,7 @@ describe('search and preview', () => {
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, reader.client.token, '/files/media/readme.txt');
     await page.getByRole('button', { name: 'Download' }).first().waitFor();
-    expect(await page.locator('pre.text-view-content').textContent()).toBe('look, do not touch\n');
+    expect(await page.locator('pre.text-view-content').innerText()).toBe('look, do not touch\n');
     expect(await page.getByRole('textbox', { name: 'File content' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
     // No rename, delete or share without those permissions.

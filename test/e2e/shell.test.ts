@@ -40,14 +40,14 @@ describe('shell panel', () => {
     const entries = shell.locator('.shell-entry');
     await expect.poll(() => entries.last().locator('.shell-status').textContent()).toBe('Exit code: 0');
     // Run in /docs: its two files, one a line.
-    expect(await entries.last().locator('.shell-command').textContent()).toMatch(/^\/docs\/? \$ ls$/);
-    expect(await entries.last().locator('.shell-output').textContent()).toBe('alpha.txt\nbeta.txt');
+    expect(await entries.last().locator('.shell-command').innerText()).toMatch(/^\/docs\/? \$ ls$/);
+    expect(await entries.last().locator('.shell-output').innerText()).toBe('alpha.txt\nbeta.txt');
 
     await input.fill("printf '\\033[31mred\\033[0m plain\\n'");
     await input.press('Enter');
     await expect.poll(() => entries.count()).toBe(2);
     await expect.poll(() => entries.last().locator('.shell-status').textContent()).toBe('Exit code: 0');
-    expect(await entries.last().locator('.shell-output').textContent()).toBe('red plain');
+    expect(await entries.last().locator('.shell-output').innerText()).toBe('red plain');
 
     // A failing command shows its exit code as a failure; the input comes back after it.
     await input.fill('false');
