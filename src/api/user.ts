@@ -11,6 +11,34 @@ export type Permissions = Record<PermissionName, boolean>;
 export const VIEW_MODES = ['list', 'mosaic', 'mosaic gallery'] as const;
 export type ViewMode = (typeof VIEW_MODES)[number];
 
+/** The 23 interface languages (spec §1), in filebrowser's spellings. */
+export const LOCALE_CODES = [
+  'ar',
+  'de',
+  'en',
+  'es',
+  'fr',
+  'he',
+  'hu',
+  'is',
+  'it',
+  'ja',
+  'ko',
+  'nlBE',
+  'pl',
+  'pt',
+  'ptBR',
+  'ro',
+  'ru',
+  'sk',
+  'svSE',
+  'tr',
+  'ua',
+  'zhCN',
+  'zhTW',
+] as const;
+export type LocaleCode = (typeof LOCALE_CODES)[number];
+
 export const SORT_FIELDS = ['name', 'size', 'modified'] as const;
 
 export interface Sorting {

@@ -4,34 +4,10 @@
  * the value from the database (the user, or the defaults for a new user).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Permissions, type Rule, type Sorting, type ViewMode } from '../api/user.ts';
+import { LOCALE_CODES, PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Permissions, type Rule, type Sorting, type ViewMode } from '../api/user.ts';
 
 /** The interface languages (spec §1); filebrowser's spellings are accepted as aliases. */
-export const LOCALES = [
-  'ar',
-  'de',
-  'en',
-  'es',
-  'fr',
-  'he',
-  'hu',
-  'is',
-  'it',
-  'ja',
-  'ko',
-  'nlBE',
-  'pl',
-  'pt',
-  'ptBR',
-  'ro',
-  'ru',
-  'sk',
-  'svSE',
-  'tr',
-  'ua',
-  'zhCN',
-  'zhTW',
-] as const;
+export const LOCALES = LOCALE_CODES;
 const LOCALE_ALIASES: Record<string, string> = { uk: 'ua', 'nl-be': 'nlBE', 'pt-br': 'ptBR', 'sv-se': 'svSE', 'zh-cn': 'zhCN', 'zh-tw': 'zhTW' };
 
 /** Permissions with their own `--perm-<name>` flag (admin has `--admin`). */

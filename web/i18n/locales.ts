@@ -1,31 +1,8 @@
 /** The 23 locales of the UI (spec §1), their language tags, names and writing direction. */
 
-export const LOCALE_CODES = [
-  'ar',
-  'de',
-  'en',
-  'es',
-  'fr',
-  'he',
-  'hu',
-  'is',
-  'it',
-  'ja',
-  'ko',
-  'nlBE',
-  'pl',
-  'pt',
-  'ptBR',
-  'ro',
-  'ru',
-  'sk',
-  'svSE',
-  'tr',
-  'ua',
-  'zhCN',
-  'zhTW',
-] as const;
-export type LocaleCode = (typeof LOCALE_CODES)[number];
+import { LOCALE_CODES, type LocaleCode } from '../../src/api/user.ts';
+
+export { LOCALE_CODES, type LocaleCode };
 
 export interface LocaleInfo {
   code: LocaleCode;
