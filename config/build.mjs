@@ -25,6 +25,8 @@ const EXTERNAL = [
   '@inquirer/prompts',
   // Read only for --config files; bundled, its CommonJS build loses its named exports.
   'yaml',
+  // Required on first use of a regex rule (services/files/rules.ts), kept out of start-up.
+  're2js',
   // ws loads its optional native helpers (bufferutil, utf-8-validate) when they are installed.
   'ws',
 ];

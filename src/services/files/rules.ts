@@ -9,7 +9,8 @@
  * refused when saved (`regexError`). A stored pattern that does not compile fails closed: a
  * deny rule matches every path, an allow rule none.
  */
-import { RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { RE2JS } from 're2js';
 import type { Rule } from '../../api/user.ts';
 import { cleanPath, isWithin } from './paths.ts';
 
@@ -20,11 +21,20 @@ export interface CompiledRule {
 
 const regexCache = new Map<string, RE2JS | null>();
 
+// re2js (about 280 KB) is loaded when the first regular expression is compiled: most instances
+// have no regex rule, and start-up should not pay for parsing it.
+const requireModule = createRequire(import.meta.url);
+let re2: typeof RE2JS | undefined;
+function engine(): typeof RE2JS {
+  re2 ??= (requireModule('re2js') as typeof import('re2js')).RE2JS;
+  return re2;
+}
+
 function compileRegex(raw: string): RE2JS | null {
   let re = regexCache.get(raw);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(raw);
+      re = engine().compile(raw);
     } catch {
       re = null;
     }
@@ -40,7 +50,7 @@ function compileRegex(raw: string): RE2JS | null {
  */
 export function regexError(raw: string): string | undefined {
   try {
-    RE2JS.compile(raw);
+    engine().compile(raw);
     return undefined;
   } catch (err) {
     return (err as Error).message.replace(/^error parsing regexp: /, '');
