@@ -4,7 +4,8 @@
  * the value from the database (the user, or the defaults for a new user).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { LOCALE_CODES, PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Permissions, type Rule, type Sorting, type ViewMode } from '../api/user.ts';
+import type { UserDefaults } from '../api/settings.ts';
+import { LOCALE_CODES, PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Rule, type ViewMode } from '../api/user.ts';
 
 /** The interface languages (spec §1); filebrowser's spellings are accepted as aliases. */
 export const LOCALES = LOCALE_CODES;
@@ -79,19 +80,8 @@ export interface UserFlagValues {
   [perm: `perm${string}`]: boolean | undefined;
 }
 
-/** What the user flags can change. */
-export interface UserTemplateFields {
-  scope: string;
-  locale: string;
-  viewMode: ViewMode;
-  singleClick: boolean;
-  redirectAfterCopyMove: boolean;
-  sorting: Sorting;
-  perm: Permissions;
-  commands: string[];
-  hideDotfiles: boolean;
-  dateFormat: boolean;
-  aceEditorTheme: string;
+/** What the user flags can change: a new user's defaults, plus a user's lock and rules. */
+export interface UserTemplateFields extends UserDefaults {
   lockPassword?: boolean;
   rules?: Rule[];
 }
