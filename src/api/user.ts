@@ -7,6 +7,30 @@ export const PERMISSION_NAMES = ['admin', 'execute', 'create', 'rename', 'modify
 export type PermissionName = (typeof PERMISSION_NAMES)[number];
 export type Permissions = Record<PermissionName, boolean>;
 
+/** Permissions that need another: sharing hands out downloads, so it needs download. */
+export const PERMISSION_NEEDS: Partial<Record<PermissionName, PermissionName>> = { share: 'download' };
+
+/** Why a set of permissions cannot be saved (a permission without the one it needs), or undefined. */
+export function permissionProblem(perm: Permissions): string | undefined {
+  for (const [p, needed] of Object.entries(PERMISSION_NEEDS) as Array<[PermissionName, PermissionName]>) {
+    if (perm[p] && !perm[needed]) return `${p} permission requires ${needed} permission`;
+  }
+  return undefined;
+}
+
+/**
+ * One permission ticked or cleared, keeping the needs: ticking share ticks download, clearing
+ * download clears share (what the user form does, so that it never offers what the server refuses).
+ */
+export function withPermission(perm: Permissions, name: PermissionName, value: boolean): Permissions {
+  const next = { ...perm, [name]: value };
+  for (const [p, needed] of Object.entries(PERMISSION_NEEDS) as Array<[PermissionName, PermissionName]>) {
+    if (value && name === p) next[needed] = true;
+    if (!value && name === needed) next[p] = false;
+  }
+  return next;
+}
+
 /** The listing views, in the order the view button cycles through them. */
 export const VIEW_MODES = ['list', 'mosaic', 'mosaic gallery'] as const;
 export type ViewMode = (typeof VIEW_MODES)[number];

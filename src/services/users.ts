@@ -3,7 +3,7 @@
  * permissions, the password policy, home folders and the last-admin invariant.
  */
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
-import type { UserData, UserWrite } from '../api/user.ts';
+import { permissionProblem, type UserData, type UserWrite } from '../api/user.ts';
 import { UserDataSchema } from '../schemas/user.ts';
 import type { Settings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
@@ -102,7 +102,8 @@ export class UserService {
     const data = this.parseData({ ...s.defaults, ...input.data });
     data.username = cleanUsername(data.username);
     if (data.perm.admin) data.perm = allPermissions();
-    if (data.perm.share && !data.perm.download) throw new BadRequestError('share permission requires download permission');
+    const problem = permissionProblem(data.perm);
+    if (problem) throw new BadRequestError(problem);
     // The defaults' commands were checked when the settings were saved; only additions need a check.
     if (input.data.commands !== undefined) this.validateCommands(data.commands, options, s.defaults.commands);
     let password: string;
@@ -176,7 +177,8 @@ export class UserService {
     if (fields.includes('scope')) next.scope = cleanScope(merged.scope || '.');
     if (fields.includes('perm') && next.perm.admin) next.perm = allPermissions();
     if (next.perm.admin) next.lockPassword = false;
-    if (next.perm.share && !next.perm.download) throw new BadRequestError('share permission requires download permission');
+    const problem = permissionProblem(next.perm);
+    if (problem) throw new BadRequestError(problem);
     if (fields.includes('commands') && next.commands.join('\0') !== target.commands.join('\0')) {
       this.validateCommands(next.commands, options, target.commands);
     }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedFields, commandsFromText, draftFrom, isSensitive, setPermission, userData } from '../../web/lib/userDraft.ts';
 import { completeRules, emptyRule } from '../../web/lib/rules.ts';
+import { permissionProblem } from '../../src/api/user.ts';
 
 const perm = { admin: false, execute: false, create: true, rename: false, modify: false, delete: false, share: false, download: true };
 const base = () => draftFrom({ username: 'ann', scope: '/ann', locale: 'en', perm, commands: ['ls'], lockPassword: true, rules: [] });
@@ -19,6 +20,18 @@ describe('user form', () => {
     const off = setPermission(d, 'admin', false);
     expect(off.perm.admin).toBe(false);
     expect(off.perm.create).toBe(true);
+  });
+
+  it('keeps share with download, as the server requires: ticking share ticks download, clearing download clears share', () => {
+    const noDownload = draftFrom({ username: 'ann', scope: '/ann', locale: 'en', perm: { ...perm, download: false }, commands: [] });
+    const shared = setPermission(noDownload, 'share', true);
+    expect(shared.perm.share).toBe(true);
+    expect(shared.perm.download).toBe(true);
+    expect(permissionProblem(shared.perm)).toBeUndefined();
+    const cleared = setPermission(shared, 'download', false);
+    expect(cleared.perm.download).toBe(false);
+    expect(cleared.perm.share).toBe(false);
+    expect(permissionProblem({ ...perm, share: true, download: false })).toBe('share permission requires download permission');
   });
 
   it('sends only changed fields; a blank password is no change; scope is blank while the home folder is created', () => {

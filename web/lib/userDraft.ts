@@ -1,5 +1,5 @@
 /** The editable form of a user (or of the new-user defaults) and its conversion to API data. */
-import type { Permissions, PermissionName, Rule, UserDto, ViewMode } from '../../src/api/user.ts';
+import { type Permissions, type PermissionName, type Rule, type UserDto, type ViewMode, withPermission } from '../../src/api/user.ts';
 import type { UserDefaults } from '../../src/api/settings.ts';
 import { completeRules } from './rules.ts';
 
@@ -37,7 +37,7 @@ export function setPermission(d: UserDraft, name: PermissionName, value: boolean
     for (const p of PERMISSIONS) perm[p] = true;
     return { ...d, perm, lockPassword: false };
   }
-  return { ...d, perm: { ...d.perm, [name]: value } };
+  return { ...d, perm: withPermission(d.perm, name, value) };
 }
 
 export function draftFrom(u: Partial<UserDto> & Pick<UserDefaults, 'scope' | 'locale' | 'perm' | 'commands'>, createUserDir = false): UserDraft {
