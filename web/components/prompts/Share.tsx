@@ -13,7 +13,7 @@ import type { ShareDto } from '../../api/shares.ts';
 import { type Notifier, useNotify } from '../../actions/notify.ts';
 import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
-import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit } from '../../../src/api/shares.ts';
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit, withinShareLifetime } from '../../../src/api/shares.ts';
 import { publicDownloadUrl, shareUrl, sortShares } from '../../lib/shareLinks.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
 import { ShareDuration } from '../settings/ShareDuration.tsx';
@@ -42,7 +42,8 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
   const [password, setPassword] = useState('');
-  const duration = parseShareDuration(time);
+  const typed = parseShareDuration(time);
+  const duration = typed !== undefined && withinShareLifetime(typed, unit) ? typed : undefined;
   const origin = window.location.origin;
 
   const linksKey = [...keys.shares, 'path', item.path] as const;
