@@ -164,6 +164,31 @@ describe('share links', () => {
     expect(await page.getByRole('link', { name: 'Share management' }).count()).toBe(0);
   });
 
+  it('deletes a link from the share dialog only after confirmation, the dialog staying open', async () => {
+    fs.writeFileSync(path.join(root, 'twice.txt'), 'twice');
+    for (const json of [{}, { expires: '2', unit: 'hours' }]) await admin.json('/api/share/twice.txt', { method: 'POST', json });
+    const stored = async () => (await admin.json<Share[]>('/api/shares')).filter((s) => s.path === '/twice.txt');
+    const page = await browser.newPage();
+    const dialog = await shareDialog(page, 'twice.txt');
+    const links = dialog.getByRole('list', { name: 'Share links' }).getByRole('listitem');
+    await expect.poll(() => links.count()).toBe(2);
+    const timed = links.filter({ hasText: 'in 2 hours' });
+    await timed.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete share link' });
+    expect(await confirm.textContent()).toContain('/twice.txt');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await links.count()).toBe(2);
+    expect(await stored()).toHaveLength(2);
+
+    await timed.getByRole('button', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Share deleted!');
+    await expect.poll(() => links.count()).toBe(1);
+    expect(await links.innerText()).toMatch(/Permanent/);
+    expect((await stored()).map((s) => s.expire)).toEqual([0]);
+  });
+
   it('shows a link stored with an absurd expiry (old data, before the 100-year cap) as a dash, in the table and the dialog', async () => {
     fs.writeFileSync(path.join(root, 'old.txt'), 'old');
     const { hash } = await admin.json<Share>('/api/share/old.txt', { method: 'POST', json: {} });
