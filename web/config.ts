@@ -31,6 +31,7 @@ const DEFAULTS: StartupSettings = {
   EnableExec: false,
   HideLoginButton: false,
   CSS: false,
+  Logo: '/static/img/logo.svg',
   TusSettings: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
 };
 

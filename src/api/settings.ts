@@ -120,5 +120,7 @@ export interface StartupSettings {
   EnableExec: boolean;
   HideLoginButton: boolean;
   CSS: boolean;
+  /** URL of the logo (header, login page): the branding folder's img/logo.svg or img/logo.png, else the default. */
+  Logo: string;
   TusSettings: TusSettings;
 }

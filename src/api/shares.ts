@@ -12,6 +12,13 @@ export const DEFAULT_SHARE_UNIT: ShareUnit = 'hours';
 /** A duration is 0 (permanent) or MIN_SHARE_DURATION..MAX_SHARE_DURATION units. */
 export const MIN_SHARE_DURATION = 1;
 export const MAX_SHARE_DURATION = 2147483647;
+/**
+ * The longest life a link may be given: 100 years (of 365.25 days), in seconds. Dates past
+ * year 275760 cannot be shown by a browser at all; 100 years is "for good" to anyone who asks
+ * for more, and permanent links (0) remain for that.
+ */
+export const MAX_SHARE_LIFETIME = 100 * 365.25 * 86400;
+export const MAX_SHARE_LIFETIME_TEXT = '100 years';
 
 /** A link as the API shows it: never the password hash or the token. */
 export interface ShareDto {
@@ -44,6 +51,11 @@ export function parseShareDuration(input: string): number | undefined {
   const n = Number(t);
   if (n === 0) return 0;
   return n >= MIN_SHARE_DURATION && n <= MAX_SHARE_DURATION ? n : undefined;
+}
+
+/** Whether a duration in `unit`s stays within MAX_SHARE_LIFETIME (0, permanent, always does). */
+export function withinShareLifetime(expires: number, unit: ShareUnit): boolean {
+  return expires * SHARE_UNITS[unit] <= MAX_SHARE_LIFETIME;
 }
 
 /**

@@ -1,6 +1,15 @@
 /** Server-side schemas of the share contract (src/api/shares.ts): POST /api/share/{path}. */
 import { z } from 'zod';
-import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, SHARE_UNITS, type ShareRequest, type ShareUnit } from '../api/shares.ts';
+import {
+  DEFAULT_SHARE_UNIT,
+  MAX_SHARE_DURATION,
+  MAX_SHARE_LIFETIME,
+  MAX_SHARE_LIFETIME_TEXT,
+  SHARE_UNITS,
+  type ShareRequest,
+  type ShareUnit,
+  withinShareLifetime,
+} from '../api/shares.ts';
 import { BadRequestError } from '../errors.ts';
 import { describeIssue } from './issues.ts';
 
@@ -39,13 +48,22 @@ export const ShareBodySchema = z.preprocess(
 /** `?expires=&unit=`: the fallback for fields the body leaves out. */
 export const ShareQuerySchema = z.object({ expires: expires.optional(), unit: unit.optional() });
 
-/** A body field wins over the query parameter; unit defaults to hours, expires to permanent. */
+/**
+ * A body field wins over the query parameter; unit defaults to hours, expires to permanent.
+ * The lifetime cap needs both fields (which may come from different parts), so it is checked
+ * here, after they are merged: 400 past MAX_SHARE_LIFETIME.
+ */
 export function shareRequest(body: z.output<typeof ShareBodySchema>, query: z.output<typeof ShareQuerySchema>): ShareRequest {
-  return {
+  const req: ShareRequest = {
     password: body.password ?? '',
     expires: body.expires ?? query.expires ?? 0,
     unit: body.unit ?? query.unit ?? DEFAULT_SHARE_UNIT,
   };
+  if (!withinShareLifetime(req.expires, req.unit)) {
+    const most = Math.floor(MAX_SHARE_LIFETIME / SHARE_UNITS[req.unit]);
+    throw new BadRequestError(`expires: a link lives at most ${MAX_SHARE_LIFETIME_TEXT} (${most} ${req.unit})`);
+  }
+  return req;
 }
 
 /** Parses a body and a query as the route does (for callers outside a request); 400 on bad input. */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { withDb } from '../helpers/http-raw.ts';
 
 interface Share {
   hash: string;
@@ -161,5 +162,56 @@ describe('share links', () => {
     await page.getByRole('link', { name: 'Settings' }).click();
     await page.getByRole('link', { name: 'Profile settings' }).waitFor();
     expect(await page.getByRole('link', { name: 'Share management' }).count()).toBe(0);
+  });
+
+  it('deletes a link from the share dialog only after confirmation, the dialog staying open', async () => {
+    fs.writeFileSync(path.join(root, 'twice.txt'), 'twice');
+    for (const json of [{}, { expires: '2', unit: 'hours' }]) await admin.json('/api/share/twice.txt', { method: 'POST', json });
+    const stored = async () => (await admin.json<Share[]>('/api/shares')).filter((s) => s.path === '/twice.txt');
+    const page = await browser.newPage();
+    const dialog = await shareDialog(page, 'twice.txt');
+    const links = dialog.getByRole('list', { name: 'Share links' }).getByRole('listitem');
+    await expect.poll(() => links.count()).toBe(2);
+    const timed = links.filter({ hasText: 'in 2 hours' });
+    await timed.getByRole('button', { name: 'Delete' }).click();
+    const confirm = page.getByRole('dialog', { name: 'Delete share link' });
+    expect(await confirm.textContent()).toContain('/twice.txt');
+    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect(await links.count()).toBe(2);
+    expect(await stored()).toHaveLength(2);
+
+    await timed.getByRole('button', { name: 'Delete' }).click();
+    await confirm.getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Share deleted!');
+    await expect.poll(() => links.count()).toBe(1);
+    expect(await links.innerText()).toMatch(/Permanent/);
+    expect((await stored()).map((s) => s.expire)).toEqual([0]);
+  });
+
+  it('shows a link stored with an absurd expiry (old data, before the 100-year cap) as a dash, in the table and the dialog', async () => {
+    fs.writeFileSync(path.join(root, 'old.txt'), 'old');
+    const { hash } = await admin.json<Share>('/api/share/old.txt', { method: 'POST', json: {} });
+    const absurd = Math.ceil(Date.now() / 1000) + 999999999 * 86400;
+    await withDb(fm.dbFile, async ({ shares }) => {
+      const stored = await shares.get(hash);
+      await shares.update({ ...stored!, expire: absurd });
+    });
+    const page = await browser.newPage();
+    await openLoggedIn(page, fm.url, admin.token, '/settings/shares');
+    const row = page.getByRole('table').locator('tbody tr').filter({ hasText: '/old.txt' });
+    await expect.poll(() => row.innerText()).toMatch(/^\/old\.txt\s+—/);
+    expect(await row.getByTitle(String(absurd)).count()).toBe(1);
+
+    const dialog = await shareDialog(page, 'old.txt');
+    const link = dialog.locator(`[data-hash="${hash}"]`);
+    await expect.poll(() => link.innerText()).toMatch(/^—/);
+    // The dialog refuses a duration past the cap before asking the server.
+    await dialog.getByRole('button', { name: 'New' }).click();
+    await dialog.getByLabel('Unit').selectOption('days');
+    await dialog.getByLabel('Time').fill('36526');
+    expect(await dialog.getByRole('button', { name: 'Share' }).isDisabled()).toBe(true);
+    await dialog.getByLabel('Time').fill('36525');
+    expect(await dialog.getByRole('button', { name: 'Share' }).isDisabled()).toBe(false);
   });
 });

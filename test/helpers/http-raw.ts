@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { openDatabase } from '../../src/storage/db.ts';
 import { SettingsRepo } from '../../src/storage/repos/settings.ts';
+import { SharesRepo } from '../../src/storage/repos/shares.ts';
 import { UsersRepo, type UserRecord } from '../../src/storage/repos/users.ts';
 import { tokenUser, ISSUER } from '../../src/services/tokens.ts';
 import type { Settings } from '../../src/api/settings.ts';
@@ -76,10 +77,10 @@ export function loginFrom(base: string, username: string, password: string, loca
 }
 
 /** Opens the server's database from the test process (WAL lets both use it at once). */
-export async function withDb<T>(dbFile: string, fn: (repos: { settings: SettingsRepo; users: UsersRepo }) => Promise<T>): Promise<T> {
+export async function withDb<T>(dbFile: string, fn: (repos: { settings: SettingsRepo; users: UsersRepo; shares: SharesRepo }) => Promise<T>): Promise<T> {
   const db = await openDatabase(dbFile);
   try {
-    return await fn({ settings: new SettingsRepo(db), users: new UsersRepo(db) });
+    return await fn({ settings: new SettingsRepo(db), users: new UsersRepo(db), shares: new SharesRepo(db) });
   } finally {
     await db.close();
   }

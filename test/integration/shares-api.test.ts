@@ -94,6 +94,24 @@ describe('creating links', () => {
     expect(notJson.status).toBe(400);
   });
 
+  it("caps a link's life at 100 years: more is a 400 naming the limit, the limit itself is accepted", async () => {
+    for (const [body, most] of [
+      [{ expires: 999999999, unit: 'days' }, '36525 days'],
+      [{ expires: '876601', unit: 'hours' }, '876600 hours'],
+      [{ expires: 2147483647, unit: 'minutes' }, '52596000 minutes'],
+    ] as const) {
+      const res = await alice.client.fetch('/api/share/docs/a.txt', { method: 'POST', json: body });
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(await res.text()).toBe(`400 Bad Request: expires: a link lives at most 100 years (${most})\n`);
+    }
+    const fromQuery = await alice.client.fetch('/api/share/docs/a.txt?expires=999999999&unit=days', { method: 'POST', json: {} });
+    expect(fromQuery.status).toBe(400);
+    const before = Math.floor(Date.now() / 1000);
+    const longest = await share(alice.client, '/docs/a.txt', { expires: 36525, unit: 'days' });
+    expect(longest.expire - before).toBeGreaterThanOrEqual(36525 * 86400);
+    expect(longest.expire - before).toBeLessThan(36525 * 86400 + 10);
+  });
+
   it('takes expires and unit from the query when the body lacks them; the body wins', async () => {
     const before = Math.floor(Date.now() / 1000);
     const fromQuery = await alice.client.json<ShareDto>('/api/share/docs/a.txt?expires=5&unit=minutes', { method: 'POST', json: {} });

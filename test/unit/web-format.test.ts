@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatModified, formatRelative, formatSize } from '../../web/lib/format.ts';
+import { formatExact, formatModified, formatRelative, formatSize, NO_DATE } from '../../web/lib/format.ts';
 import { decodeToken, isExpired } from '../../web/lib/jwt.ts';
 
 describe('sizes', () => {
@@ -32,6 +32,17 @@ describe('dates', () => {
     expect(formatRelative(new Date(now - 2 * 86400_000), 'de', now)).toBe('vorgestern');
     expect(formatModified('2024-06-15T09:00:00Z', 'en', true, now)).toMatch(/2024/);
     expect(formatModified('not a date', 'en', false, now)).toBe('');
+  });
+
+  it('show a dash, never throw, for a date no browser can show (an old share 999999999 days out)', () => {
+    const absurd = new Date(Math.ceil(now / 1000 + 999999999 * 86400) * 1000);
+    for (const d of [absurd, new Date(Number.NaN), new Date(-9e15)]) {
+      expect(formatExact(d, 'en')).toBe(NO_DATE);
+      expect(formatRelative(d, 'en', now)).toBe(NO_DATE);
+    }
+    expect(formatModified('+999999-01-01T00:00:00Z', 'en', true, now)).toBe('');
+    // The far but showable end still formats.
+    expect(formatRelative(new Date(now + 100 * 365.25 * 86400_000), 'en', now)).toBe('in 100 years');
   });
 });
 

@@ -30,8 +30,17 @@ const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
+/** What a date no browser can show reads as (invalid, or past ±8.64e15 ms as an old share's expiry may be). */
+export const NO_DATE = '—';
+
+/** False for an Invalid Date: Intl and toISOString throw "Invalid time value" on one. */
+export function isShowableDate(date: Date): boolean {
+  return Number.isFinite(date.getTime());
+}
+
 /** A relative time ("3 hours ago") in the locale; thresholds as humans round them. */
 export function formatRelative(date: Date, tag = 'en', now = Date.now()): string {
+  if (!isShowableDate(date)) return NO_DATE;
   const rtf = new Intl.RelativeTimeFormat(tag, { numeric: 'auto' });
   const diff = date.getTime() - now;
   const abs = Math.abs(diff);
@@ -45,12 +54,13 @@ export function formatRelative(date: Date, tag = 'en', now = Date.now()): string
 
 /** A full date and time in the locale. */
 export function formatExact(date: Date, tag = 'en'): string {
+  if (!isShowableDate(date)) return NO_DATE;
   return new Intl.DateTimeFormat(tag, { dateStyle: 'medium', timeStyle: 'short' }).format(date);
 }
 
 /** The listing's date: exact when the user asked for it (dateFormat), else relative. */
 export function formatModified(iso: string, tag: string, exact: boolean, now = Date.now()): string {
   const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
+  if (!isShowableDate(d)) return '';
   return exact ? formatExact(d, tag) : formatRelative(d, tag, now);
 }

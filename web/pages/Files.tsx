@@ -39,7 +39,8 @@ const VIEW_ICONS: Record<ViewMode, IconName> = { list: 'viewList', mosaic: 'view
 export default function FilesPage() {
   const { t } = useTranslation();
   useLocation();
-  const path = pathFromFilesUrl(currentAppPath().split('?')[0]) ?? '/';
+  const rawPath = currentAppPath().split('?')[0];
+  const path = pathFromFilesUrl(rawPath) ?? '/';
   const { listing, error } = useResource(path);
   const app = useApp();
   const ops = useFileOps();
@@ -128,7 +129,7 @@ export default function FilesPage() {
       >
         <Breadcrumbs path={listing && !listing.resource.isDir ? listing.resource.path.replace(/\/[^/]*$/, '') || '/' : path} />
         {error !== null ? (
-          <ErrorScreen code={error} />
+          <ErrorScreen code={error} file={!rawPath.endsWith('/')} />
         ) : listing === null ? null : listing.resource.isDir ? (
           <Listing listing={listing} scrollRef={scrollRef} />
         ) : (

@@ -87,7 +87,7 @@ export default function LoginPage() {
   return (
     <main className="login">
       <form className="login-card" onSubmit={submit} aria-describedby={error ? errorId : undefined}>
-        <img className="login-logo" src={`${settings.StaticURL}/img/logo.svg`} alt="" width={64} height={64} />
+        <img className="login-logo" src={settings.Logo} alt="" width={64} height={64} />
         <h1 className="login-title">{instanceName}</h1>
         {error && (
           <p id={errorId} className="login-error" role="alert">

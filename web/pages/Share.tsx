@@ -24,7 +24,8 @@ import { useTitle } from '../components/ui/useTitle.ts';
 export default function SharePage() {
   const { t } = useTranslation();
   useLocation();
-  const parsed = parseSharePath(currentAppPath().split('?')[0]);
+  const rawPath = currentAppPath().split('?')[0];
+  const parsed = parseSharePath(rawPath);
   const hash = parsed?.hash ?? '';
   const subpath = parsed?.subpath ?? '/';
   const { state, token, unlock } = usePublicShare(hash, subpath);
@@ -36,7 +37,7 @@ export default function SharePage() {
 
   let body;
   if (state.kind === 'loading') body = <p className="card-muted share-loading">{t('files.loading')}</p>;
-  else if (state.kind === 'error') body = <ErrorScreen code={state.code} />;
+  else if (state.kind === 'error') body = <ErrorScreen code={state.code} file={subpath !== '/' && !rawPath.endsWith('/')} />;
   else if (state.kind === 'password') body = <SharePassword error={state.wrong} onSubmit={unlock} />;
   else {
     const r = state.res;

@@ -9,6 +9,7 @@ import mime from 'mime-types';
 import type { Settings, StartupSettings } from '../../api/settings.ts';
 import { NotFoundError } from '../../errors.ts';
 import { requestSettings } from '../middleware/auth.ts';
+import { BRANDING_LOGOS, type BrandingName, hasBrandingFile, isBrandingName, readBrandingFile } from '../branding.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
 
 interface Asset {
@@ -57,18 +58,30 @@ export interface PageOptions {
   version: string;
 }
 
-export function startupSettings(s: Settings, method: string, opts: PageOptions): StartupSettings {
+/** What the branding folder provides that the page links to: custom.css, and the logo it has if any. */
+export interface BrandingPresent {
+  css: boolean;
+  logo?: BrandingName;
+}
+
+export async function brandingPresent(folder: string): Promise<BrandingPresent> {
+  const [css, ...logos] = await Promise.all([hasBrandingFile(folder, 'custom.css'), ...BRANDING_LOGOS.map((l) => hasBrandingFile(folder, l))]);
+  return { css, logo: BRANDING_LOGOS.find((_, i) => logos[i]) };
+}
+
+export function startupSettings(s: Settings, method: string, opts: PageOptions, branding: BrandingPresent = { css: false }): StartupSettings {
   const rc = method === 'json' ? s.auth.recaptcha : null;
   return {
     AuthMethod: method,
     BaseURL: opts.baseURL,
-    CSS: Boolean(s.branding.files && fs.existsSync(path.join(s.branding.files, 'custom.css'))),
+    CSS: branding.css,
     Color: s.branding.color,
     DisableExternal: s.branding.disableExternal,
     DisableUsedPercentage: s.branding.disableUsedPercentage,
     EnableExec: s.enableExec,
     EnableThumbs: s.enableThumbnails,
     HideLoginButton: s.hideLoginButton,
+    Logo: `${opts.baseURL}/static/${branding.logo ?? 'img/logo.svg'}`,
     LoginPage: method === 'json' || method === 'hook',
     LogoutPage: s.logoutPage,
     Name: s.branding.name,
@@ -100,6 +113,7 @@ export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html
   const html = bundle.template
     .replaceAll('{{STATIC}}', escapeHtml(startup.StaticURL))
     .replace('{{TITLE}}', escapeHtml(startup.Name || 'fm'))
+    .replace('{{CUSTOM_CSS}}', startup.CSS ? `<link rel="stylesheet" href="${escapeHtml(startup.StaticURL)}/custom.css">` : '')
     .replace('{{SETTINGS_SCRIPT}}', script);
   const recaptcha = startup.ReCaptcha ? ` ${startup.ReCaptchaHost} https://www.gstatic.com` : '';
   const csp = [
@@ -123,7 +137,8 @@ export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html
 export function servePage(bundle: WebBundle, opts: PageOptions): FmMiddleware {
   return async (ctx) => {
     const settings = await requestSettings(ctx);
-    const { html, csp } = renderIndex(bundle, startupSettings(settings, ctx.services.auth.method(settings), opts));
+    const branding = await brandingPresent(settings.branding.files);
+    const { html, csp } = renderIndex(bundle, startupSettings(settings, ctx.services.auth.method(settings), opts, branding));
     ctx.set('Content-Security-Policy', csp);
     ctx.set('Cache-Control', 'no-cache, no-store, must-revalidate');
     ctx.type = 'text/html; charset=utf-8';
@@ -139,10 +154,31 @@ export function serveStatic(bundle: WebBundle): FmMiddleware {
     } catch {
       throw new NotFoundError('no such asset');
     }
+    if (isBrandingName(rel) && (await sendBranding(ctx, rel))) return;
     const asset = bundle.assets.get(rel);
     if (!asset || rel === 'index.html') throw new NotFoundError('no such asset');
     sendAsset(ctx, asset);
   };
+}
+
+/**
+ * A file of the branding folder in place of the bundle's; false when there is none (or it is
+ * refused, which is logged), so the bundle's default (the logo) or a 404 answers.
+ */
+async function sendBranding(ctx: FmContext, name: BrandingName): Promise<boolean> {
+  const folder = (await requestSettings(ctx)).branding.files;
+  const file = await readBrandingFile(folder, name);
+  if (!file) return false;
+  if ('refused' in file) {
+    ctx.services.log.warn(`branding: not serving ${name} from ${folder}: ${file.refused}`);
+    return false;
+  }
+  ctx.set('Cache-Control', 'no-cache');
+  // An SVG opened as a document (its URL typed in) runs no script and loads nothing.
+  if (name.endsWith('.svg')) ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+  ctx.type = file.type;
+  ctx.body = file.body;
+  return true;
 }
 
 function sendAsset(ctx: FmContext, asset: Asset): void {

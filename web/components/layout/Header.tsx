@@ -50,7 +50,7 @@ export function Header({ actions = [], children }: { actions?: HeaderAction[]; c
   return (
     <header className="header">
       {narrow && <IconButton icon="menu" label={t('buttons.toggleSidebar')} onClick={() => setSidebar((o) => !o)} />}
-      <img className="header-logo" src={`${settings.StaticURL}/img/logo.svg`} alt={instanceName} width={32} height={32} />
+      <img className="header-logo" src={settings.Logo} alt={instanceName} width={32} height={32} />
       <div className="header-title">{children}</div>
       <div className="header-actions">
         {inline.map((a) => button(a))}

@@ -10,31 +10,18 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { keys } from '../../api/queries.ts';
 import * as sharesApi from '../../api/shares.ts';
 import type { ShareDto } from '../../api/shares.ts';
-import { type Notifier, useNotify } from '../../actions/notify.ts';
-import { settings } from '../../config.ts';
-import { copyText } from '../../lib/clipboard.ts';
-import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit } from '../../../src/api/shares.ts';
-import { publicDownloadUrl, shareUrl, sortShares } from '../../lib/shareLinks.ts';
+import { useNotify } from '../../actions/notify.ts';
+import { DEFAULT_SHARE_UNIT, MAX_SHARE_DURATION, parseShareDuration, SHARE_UNIT_NAMES, type ShareUnit, withinShareLifetime } from '../../../src/api/shares.ts';
+import { sortShares } from '../../lib/shareLinks.ts';
 import { closePromptAtom } from '../../state/prompts.ts';
-import { ShareDuration } from '../settings/ShareDuration.tsx';
-import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
+import { ShareLinkItem } from './ShareLinkItem.tsx';
 import { displayName } from '../../lib/names.ts';
 
-async function copy(text: string, done: string, notify: Notifier): Promise<void> {
-  try {
-    await copyText(text);
-    notify.showSuccess(done);
-  } catch (err) {
-    notify.showError(err);
-  }
-}
-
 export function SharePrompt({ item }: { item: ResourceItem }) {
-  const notify = useNotify();
-  const { showError, showSuccess } = notify;
+  const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const queryClient = useQueryClient();
@@ -42,8 +29,8 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
   const [password, setPassword] = useState('');
-  const duration = parseShareDuration(time);
-  const origin = window.location.origin;
+  const typed = parseShareDuration(time);
+  const duration = typed !== undefined && withinShareLifetime(typed, unit) ? typed : undefined;
 
   const linksKey = [...keys.shares, 'path', item.path] as const;
   const query = useQuery({ queryKey: linksKey, queryFn: () => sharesApi.forPath(item.path) });
@@ -84,7 +71,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       await sharesApi.remove(link.hash);
     } catch (err) {
       showError(err);
-      return;
+      throw err;
     }
     changed((l) => l.filter((x) => x.hash !== link.hash));
     showSuccess(t('settings.shareDeleted'));
@@ -170,32 +157,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
       ) : (
         <ul className="share-links" aria-label={t('prompts.shareLinks')}>
           {links.map((link) => (
-            <li key={link.hash} className="share-link" data-hash={link.hash}>
-              <span className="share-link-expiry">
-                <ShareDuration expire={link.expire} />
-                {link.hasPassword && (
-                  <span className="badge" title={t('settings.passwordProtected')}>
-                    <Icon name="lock" size={14} />
-                    <span className="visually-hidden">{t('settings.passwordProtected')}</span>
-                  </span>
-                )}
-              </span>
-              <span className="share-link-actions">
-                <IconButton
-                  icon="link"
-                  label={t('buttons.copyLink')}
-                  onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)}
-                />
-                {!item.isDir && !link.hasPassword && (
-                  <IconButton
-                    icon="download"
-                    label={t('buttons.copyDownloadLink')}
-                    onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'), notify)}
-                  />
-                )}
-                <IconButton icon="trash" label={t('buttons.delete')} onClick={() => void remove(link)} />
-              </span>
-            </li>
+            <ShareLinkItem key={link.hash} item={item} link={link} onDelete={remove} />
           ))}
         </ul>
       )}

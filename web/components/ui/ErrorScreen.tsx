@@ -9,10 +9,14 @@ const SCREENS: Record<number, { icon: IconName; key: string }> = {
   500: { icon: 'alert', key: 'errors.internal' },
 };
 
-/** An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display. */
-export function ErrorScreen({ code }: { code: number }) {
+/**
+ * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display.
+ * `file`: the URL names a file (no trailing slash), so a 404 reads "Cannot find this file" rather
+ * than "This location can't be reached." (spec §8 "Error catalogue").
+ */
+export function ErrorScreen({ code, file = false }: { code: number; file?: boolean }) {
   const { t } = useTranslation();
-  const screen = SCREENS[code] ?? SCREENS[500];
+  const screen = code === 404 && file ? { icon: 'search' as const, key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
   useTitle(t(screen.key));
   return (
     <div className="error-screen" role="alert">

@@ -1,0 +1,76 @@
+/** One link in the share dialog: its expiry, a lock when it has a password, copy and delete (after confirmation). */
+import { useSetAtom } from 'jotai';
+import { useTranslation } from 'react-i18next';
+import type { ResourceItem } from '../../api/resources.ts';
+import type { ShareDto } from '../../api/shares.ts';
+import { type Notifier, useNotify } from '../../actions/notify.ts';
+import { settings } from '../../config.ts';
+import { copyText } from '../../lib/clipboard.ts';
+import { displayName } from '../../lib/names.ts';
+import { publicDownloadUrl, shareUrl } from '../../lib/shareLinks.ts';
+import { showPromptAtom } from '../../state/prompts.ts';
+import { ShareDuration } from '../settings/ShareDuration.tsx';
+import { IconButton } from '../ui/Button.tsx';
+import { Icon } from '../ui/Icon.tsx';
+
+async function copy(text: string, done: string, notify: Notifier): Promise<void> {
+  try {
+    await copyText(text);
+    notify.showSuccess(done);
+  } catch (err) {
+    notify.showError(err);
+  }
+}
+
+interface ShareLinkItemProps {
+  item: ResourceItem;
+  link: ShareDto;
+  /** Deletes the link; runs once the user confirmed, a rejection is reported by it. */
+  onDelete: (link: ShareDto) => Promise<void>;
+}
+
+export function ShareLinkItem({ item, link, onDelete }: ShareLinkItemProps) {
+  const { t } = useTranslation();
+  const notify = useNotify();
+  const showPrompt = useSetAtom(showPromptAtom);
+  const origin = window.location.origin;
+  // As the share settings table does: a link is not deleted on a single stray click.
+  const confirmDelete = () =>
+    showPrompt({
+      name: 'confirm',
+      props: {
+        title: t('prompts.shareDeleteTitle'),
+        message: t('prompts.shareDeleteMessage', { path: displayName(link.path) }),
+        confirm: t('buttons.delete'),
+        onConfirm: () => onDelete(link),
+      },
+    });
+  return (
+    <li className="share-link" data-hash={link.hash}>
+      <span className="share-link-expiry">
+        <ShareDuration expire={link.expire} />
+        {link.hasPassword && (
+          <span className="badge" title={t('settings.passwordProtected')}>
+            <Icon name="lock" size={14} />
+            <span className="visually-hidden">{t('settings.passwordProtected')}</span>
+          </span>
+        )}
+      </span>
+      <span className="share-link-actions">
+        <IconButton
+          icon="link"
+          label={t('buttons.copyLink')}
+          onClick={() => void copy(shareUrl(origin, settings.BaseURL, link.hash), t('success.linkCopied'), notify)}
+        />
+        {!item.isDir && !link.hasPassword && (
+          <IconButton
+            icon="download"
+            label={t('buttons.copyDownloadLink')}
+            onClick={() => void copy(`${origin}${publicDownloadUrl(settings.BaseURL, link.hash)}`, t('success.linkCopied'), notify)}
+          />
+        )}
+        <IconButton icon="trash" label={t('buttons.delete')} onClick={confirmDelete} />
+      </span>
+    </li>
+  );
+}
