@@ -103,6 +103,16 @@ describe('browsing files', () => {
     expect(await selectedNames(page)).toEqual(['inside.md']);
   });
 
+  it('opens a folder by double click in multiple-selection mode', async () => {
+    const page = await browser.newPage();
+    await open(page);
+    await page.getByRole('button', { name: 'Select multiple' }).click();
+    await page.getByRole('option', { name: 'a.txt' }).click();
+    expect(await selectedNames(page)).toEqual(['a.txt']);
+    await page.getByRole('option', { name: 'docs' }).dblclick();
+    await page.waitForURL(`${fm.url}/files/docs/`);
+  });
+
   it('cycles list, mosaic and mosaic gallery views and saves the choice', async () => {
     const page = await browser.newPage();
     await open(page);

@@ -45,6 +45,18 @@ describe('listing selection', () => {
     expect(r).toMatchObject({ selected: [1, 2], open: false });
   });
 
+  it('multiple-selection mode opens on a double click, leaving the selection as it was before the pair', () => {
+    const opts = { singleClick: false, multiple: true };
+    const first = click([1], undefined, { index: 3, ...plain, time: 1000 }, opts);
+    expect(first).toMatchObject({ selected: [1, 3], open: false });
+    const second = click(first.selected, first.last, { index: 3, ...plain, time: 1200 }, opts);
+    expect(second).toMatchObject({ selected: [1], open: true });
+    const late = click(first.selected, first.last, { index: 3, ...plain, time: 1600 }, opts);
+    expect(late).toMatchObject({ selected: [1], open: false });
+    const single = click([], undefined, { index: 2, ...plain, time: 0 }, { singleClick: true, multiple: true });
+    expect(click(single.selected, single.last, { index: 2, ...plain, time: 100 }, { singleClick: true, multiple: true }).open).toBe(true);
+  });
+
   it('multiple-selection mode toggles on plain clicks', () => {
     expect(click([1, 2], undefined, { index: 2, ...plain, time: 0 }, { singleClick: false, multiple: true }).selected).toEqual([1]);
   });

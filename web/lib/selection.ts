@@ -53,9 +53,13 @@ export function click(selected: number[], last: LastClick | undefined, input: Cl
     return { selected: [...selected, ...span.filter((i) => !selected.includes(i))], open: false, last: here };
   }
   if (input.ctrl) return { selected: toggle(selected, index), open: false, last: here };
-  if (opts.multiple) return { selected: toggle(selected, index), open: false, last: here };
-  if (opts.singleClick) return { selected: [index], open: true, last: here };
   const double = last !== undefined && last.index === index && time - last.time <= DOUBLE_CLICK_MS;
+  if (opts.multiple) {
+    // A double click opens the item: its second click undoes the first one's toggle.
+    if (double) return { selected: toggle(selected, index), open: true, last: { index: -1, time: 0 } };
+    return { selected: toggle(selected, index), open: false, last: here };
+  }
+  if (opts.singleClick) return { selected: [index], open: true, last: here };
   // After a double click the next click starts a fresh pair.
   return { selected: [index], open: double, last: double ? { index: -1, time: 0 } : here };
 }
