@@ -1,7 +1,13 @@
 /**
  * Errors are classes, not factories, so `instanceof` works across the codebase.
- * The HTTP layer renders any FmError as `<status> <message>` text; anything else is a 500.
+ * The HTTP layer renders any FmError as `<status> <message>` text and sends its `code` in the
+ * `X-Fm-Error` header, which the UI translates; anything else is a 500 (`internal`).
  */
+
+/** The finer codes a 400/403/409 may carry instead of its status's generic one (the UI translates each). */
+export type BadRequestCode = 'bad_request' | 'invalid_input';
+export type ForbiddenCode = 'forbidden' | 'permission_required' | 'denied_by_rule' | 'outside_scope';
+export type ConflictCode = 'conflict' | 'exists';
 export class FmError extends Error {
   /** HTTP status this error maps to. */
   readonly status: number;
@@ -20,8 +26,8 @@ export class FmError extends Error {
 }
 
 export class BadRequestError extends FmError {
-  constructor(message = 'bad request') {
-    super(400, 'bad_request', message);
+  constructor(message = 'bad request', code: BadRequestCode = 'bad_request') {
+    super(400, code, message);
   }
 }
 export class UnauthorizedError extends FmError {
@@ -30,8 +36,8 @@ export class UnauthorizedError extends FmError {
   }
 }
 export class ForbiddenError extends FmError {
-  constructor(message = 'forbidden') {
-    super(403, 'forbidden', message);
+  constructor(message = 'forbidden', code: ForbiddenCode = 'forbidden') {
+    super(403, code, message);
   }
 }
 export class NotFoundError extends FmError {
@@ -51,8 +57,8 @@ export class MisdirectedRequestError extends FmError {
   }
 }
 export class ConflictError extends FmError {
-  constructor(message = 'conflict') {
-    super(409, 'conflict', message);
+  constructor(message = 'conflict', code: ConflictCode = 'conflict') {
+    super(409, code, message);
   }
 }
 export class PayloadTooLargeError extends FmError {
@@ -104,7 +110,7 @@ export function errnoToFmError(err: unknown): FmError | undefined {
       return new NotFoundError('not found');
     case 'EEXIST':
     case 'ENOTEMPTY':
-      return new ConflictError('already exists');
+      return new ConflictError('already exists', 'exists');
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':

@@ -2,7 +2,8 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Services } from '../services/index.ts';
-import { handleErrors, errorBody } from './middleware/errors.ts';
+import { FmError, NotFoundError } from '../errors.ts';
+import { handleErrors } from './middleware/errors.ts';
 import { securityHeaders } from './middleware/security-headers.ts';
 import { requestLog } from './middleware/request-log.ts';
 import { refuseCrossSite, refuseForeignHosts } from './middleware/edge.ts';
@@ -97,19 +98,12 @@ function fallback(routers: FmRouter[], page: FmMiddleware): FmMiddleware {
     for (const r of routers) {
       for (const layer of r.match(ctx.path, ctx.method).path) for (const m of layer.methods) allowed.add(m);
     }
-    if (allowed.size > 0) {
-      ctx.status = 405;
-      ctx.set('Allow', [...allowed].join(', '));
-      ctx.type = 'text/plain; charset=utf-8';
-      ctx.body = errorBody(405, '');
-      return;
-    }
+    // Thrown, so handleErrors answers them as it answers every error (with the X-Fm-Error code).
+    if (allowed.size > 0) throw new FmError(405, 'method_not_allowed', '', { Allow: [...allowed].join(', ') });
     if ((ctx.method === 'GET' || ctx.method === 'HEAD') && !ctx.path.startsWith('/api/') && ctx.path !== '/api') {
       return page(ctx, next);
     }
-    ctx.status = 404;
-    ctx.type = 'text/plain; charset=utf-8';
-    ctx.body = errorBody(404, '');
+    throw new NotFoundError('');
   };
 }
 

@@ -6,8 +6,12 @@ import { decodeToken, isExpired } from '../lib/jwt.ts';
 import { navigate } from '../lib/navigate.ts';
 import { type Store, useApp } from '../app/context.tsx';
 import { tokenAtom, userAtom } from '../state/auth.ts';
+import { pushNoticeAtom } from '../state/notifications.ts';
+import { errorNotice } from './notify.ts';
 
 const STORAGE_KEY = 'jwt';
+/** setTimeout's longest delay (about 24.8 days); a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 function writeCookie(token: string): void {
   // biome-ignore lint/suspicious/noDocumentCookie: the Cookie Store API is missing from Firefox and Safari
@@ -21,6 +25,7 @@ export function createSession(store: Store) {
   /** Stores a token in memory, local storage and the `auth` cookie, and sets the user from its claims. */
   function setToken(token: string): void {
     const claims = decodeToken(token);
+    clearTimeout(expiryTimer);
     store.set(tokenAtom, token);
     store.set(userAtom, claims.user);
     localStorage.setItem(STORAGE_KEY, token);
@@ -29,6 +34,7 @@ export function createSession(store: Store) {
 
   /** Forgets the token and the user. */
   function clearSession(): void {
+    clearTimeout(expiryTimer);
     store.set(tokenAtom, '');
     store.set(userAtom, null);
     localStorage.removeItem(STORAGE_KEY);
@@ -40,13 +46,45 @@ export function createSession(store: Store) {
   }
 
   let renewing: Promise<void> | null = null;
+  let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  let warnedFor = '';
+
+  /** Ends the session when `token` expires (unless another token replaced it first): RequireAuth then shows the login page. */
+  function endAtExpiry(token: string): void {
+    clearTimeout(expiryTimer);
+    const left = decodeToken(token).exp * 1000 - Date.now();
+    expiryTimer = setTimeout(
+      () => {
+        if (store.get(tokenAtom) !== token) return;
+        if (isExpired(decodeToken(token))) clearSession();
+        else endAtExpiry(token);
+      },
+      Math.max(0, Math.min(left, MAX_TIMER_MS)),
+    );
+  }
+
+  /**
+   * A renewal failed (no connection, or the server refused it): the current token still works
+   * until it expires, so the user keeps working, is told once per token, and meets the login
+   * page when the token really expires.
+   */
+  function renewalFailed(err: unknown): void {
+    const token = store.get(tokenAtom);
+    if (!token) return;
+    if (warnedFor !== token) {
+      warnedFor = token;
+      const { message, detail } = errorNotice(err);
+      store.set(pushNoticeAtom, { kind: 'error', message, key: 'errors.renewFailed', detail });
+    }
+    endAtExpiry(token);
+  }
 
   /** Renews the token once, however many responses asked for it at the same time. */
   function renewToken(): Promise<void> {
     renewing ??= authApi
       .renew()
       .then(setToken)
-      .catch(() => undefined)
+      .catch(renewalFailed)
       .finally(() => {
         renewing = null;
       });

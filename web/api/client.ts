@@ -4,11 +4,15 @@
  */
 import { withBase } from '../config.ts';
 
-/** An HTTP failure; `message` is the server's text (`"404 Not Found: ..."`). */
+/**
+ * An HTTP failure; `message` is the server's text (`"404 Not Found: ..."`), `code` its machine code
+ * from the `X-Fm-Error` header ('' when the answer had none), which the UI translates.
+ */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    readonly code = '',
   ) {
     super(message);
     this.name = 'ApiError';
@@ -30,7 +34,7 @@ export class ConflictError extends ApiError {}
 export class TooManyRequestsError extends ApiError {}
 export class ServerError extends ApiError {}
 
-const BY_STATUS: Record<number, new (status: number, message: string) => ApiError> = {
+const BY_STATUS: Record<number, new (status: number, message: string, code?: string) => ApiError> = {
   400: BadRequestError,
   401: UnauthorizedError,
   403: ForbiddenError,
@@ -40,10 +44,13 @@ const BY_STATUS: Record<number, new (status: number, message: string) => ApiErro
   429: TooManyRequestsError,
 };
 
-/** The typed error for a status and response text. */
-export function toError(status: number, text: string): ApiError {
+/** The header in which the server names an error's machine code. */
+export const ERROR_CODE_HEADER = 'X-Fm-Error';
+
+/** The typed error for a status, response text and machine code. */
+export function toError(status: number, text: string, code = ''): ApiError {
   const Cls = BY_STATUS[status] ?? (status >= 500 ? ServerError : ApiError);
-  return new Cls(status, text.trim() || `${status} Error`);
+  return new Cls(status, text.trim() || `${status} Error`, code);
 }
 
 /** The status of any error (0 for a connection failure, 500 for anything unexpected). */
@@ -96,7 +103,7 @@ export async function request(path: string, opts: RequestOptions = {}): Promise<
   if (!res.ok) {
     const text = await res.text().catch(() => '');
     if (res.status === 401 && !keepSessionOn401) hooks.unauthorized();
-    throw toError(res.status, text || `${res.status} ${res.statusText}`);
+    throw toError(res.status, text || `${res.status} ${res.statusText}`, res.headers.get(ERROR_CODE_HEADER) ?? '');
   }
   return res;
 }

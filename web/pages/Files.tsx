@@ -41,7 +41,7 @@ export default function FilesPage() {
   useLocation();
   const rawPath = currentAppPath().split('?')[0];
   const path = pathFromFilesUrl(rawPath) ?? '/';
-  const { listing, error } = useResource(path);
+  const { listing, error, retry } = useResource(path);
   const app = useApp();
   const ops = useFileOps();
   const user = useAtomValue(userAtom)!;
@@ -129,7 +129,7 @@ export default function FilesPage() {
       >
         <Breadcrumbs path={listing && !listing.resource.isDir ? listing.resource.path.replace(/\/[^/]*$/, '') || '/' : path} />
         {error !== null ? (
-          <ErrorScreen code={error} file={!rawPath.endsWith('/')} />
+          <ErrorScreen code={error} file={!rawPath.endsWith('/')} onRetry={retry} />
         ) : listing === null ? null : listing.resource.isDir ? (
           <Listing listing={listing} scrollRef={scrollRef} />
         ) : (

@@ -73,11 +73,11 @@ function CommandsCard({ s }: { s: SettingsDto }) {
 export default function GlobalSettingsPage() {
   const { t } = useTranslation();
   useTitle(t('settings.globalSettings'));
-  const { data: s, error } = useServerData(settingsQuery());
+  const { data: s, error, retry } = useServerData(settingsQuery());
   return (
     <SettingsPage>
       {error !== null ? (
-        <ErrorScreen code={error} />
+        <ErrorScreen code={error} onRetry={retry} />
       ) : s === null ? (
         <p className="card-muted">{t('files.loading')}</p>
       ) : (

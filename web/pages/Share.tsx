@@ -37,7 +37,7 @@ export default function SharePage() {
 
   let body;
   if (state.kind === 'loading') body = <p className="card-muted share-loading">{t('files.loading')}</p>;
-  else if (state.kind === 'error') body = <ErrorScreen code={state.code} file={subpath !== '/' && !rawPath.endsWith('/')} />;
+  else if (state.kind === 'error') body = <ErrorScreen code={state.code} file={subpath !== '/' && !rawPath.endsWith('/')} home={`/share/${hash}/`} />;
   else if (state.kind === 'password') body = <SharePassword error={state.wrong} onSubmit={unlock} />;
   else {
     const r = state.res;

@@ -32,7 +32,11 @@ export default function SharesSettingsPage() {
   const admin = user.perm.admin;
   const allowed = can(user, 'share');
   const queryClient = useQueryClient();
-  const { data: links, error } = useServerData({
+  const {
+    data: links,
+    error,
+    retry,
+  } = useServerData({
     queryKey: [...keys.shares, 'owners', admin],
     enabled: allowed,
     queryFn: async () => {
@@ -90,7 +94,7 @@ export default function SharesSettingsPage() {
           {t('settings.shareManagement')}
         </h2>
         {error !== null ? (
-          <ErrorScreen code={error} />
+          <ErrorScreen code={error} onRetry={retry} />
         ) : links === null ? (
           <p className="card-body card-muted">{t('files.loading')}</p>
         ) : links.length === 0 ? (

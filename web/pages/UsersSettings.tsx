@@ -11,7 +11,7 @@ import { useServerData } from '../components/ui/useServerData.ts';
 export default function UsersSettingsPage() {
   const { t } = useTranslation();
   useTitle(t('settings.users'));
-  const { data: users, error } = useServerData(usersQuery());
+  const { data: users, error, retry } = useServerData(usersQuery());
   return (
     <SettingsPage>
       <section className="card card-wide" aria-labelledby="users-title">
@@ -24,7 +24,7 @@ export default function UsersSettingsPage() {
           </Link>
         </div>
         {error !== null ? (
-          <ErrorScreen code={error} />
+          <ErrorScreen code={error} onRetry={retry} />
         ) : users === null ? (
           <p className="card-body card-muted">{t('files.loading')}</p>
         ) : (

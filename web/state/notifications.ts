@@ -5,6 +5,10 @@ export interface Notice {
   id: number;
   kind: 'success' | 'error';
   message: string;
+  /** i18n key shown instead of `message` (translated when rendered, so a language switch applies). */
+  key?: string;
+  /** A second, smaller line: the server's own text under a translated message. */
+  detail?: string;
 }
 
 export const SUCCESS_MS = 1000;

@@ -64,7 +64,7 @@ export function requirePerm(...perms: PermissionName[]): FmMiddleware {
   return async (ctx, next) => {
     const user = ctx.state.user;
     if (!user) throw new UnauthorizedError('login required');
-    for (const p of perms) if (!user.perm.admin && !user.perm[p]) throw new ForbiddenError(`${p} permission required`);
+    for (const p of perms) if (!user.perm.admin && !user.perm[p]) throw new ForbiddenError(`${p} permission required`, 'permission_required');
     await next();
   };
 }

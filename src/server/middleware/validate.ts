@@ -34,7 +34,11 @@ export function validate<S extends RequestSchemas>(schemas: S): FmMiddleware {
       const r = await schema.safeParseAsync(sources[part](ctx));
       if (!r.success) {
         const { status, message } = describeIssue(part, r.error);
-        throw status === 400 ? new BadRequestError(message) : status === 404 ? new NotFoundError(message) : new FmError(status, 'invalid_input', message);
+        throw status === 400
+          ? new BadRequestError(message, 'invalid_input')
+          : status === 404
+            ? new NotFoundError(message)
+            : new FmError(status, 'invalid_input', message);
       }
       input[part] = r.data;
     }

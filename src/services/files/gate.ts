@@ -201,7 +201,7 @@ export class Gate {
   subAccess(parent: Access, target: Target): Access {
     const prefix = (p: string) => (p === '/' ? '' : p);
     const realVirtual = realToVirtual(parent.rootReal, target.real);
-    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
+    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope', 'outside_scope');
     const realScopePath = this.scopePathOf(parent, realVirtual);
     return this.withScope({
       user: parent.user,
@@ -225,7 +225,7 @@ export class Gate {
   checkPermission(access: Access, op: Op): void {
     const perm = access.user.perm;
     if (perm.admin) return;
-    for (const p of OP_PERMS[op]) if (!perm[p]) throw new ForbiddenError(`${p} permission required`);
+    for (const p of OP_PERMS[op]) if (!perm[p]) throw new ForbiddenError(`${p} permission required`, 'permission_required');
   }
 
   scopePathOf(access: Access, virtual: string): string {
@@ -243,7 +243,7 @@ export class Gate {
     const clean = cleanPath(virtual).path;
     if (clean === '/' && opts.allowRoot === false) throw new ForbiddenError('not allowed on the root folder');
     const scopePath = this.scopePathOf(access, clean);
-    if (!this.ruleAllows(access, clean)) throw new ForbiddenError('access denied by a rule');
+    if (!this.ruleAllows(access, clean)) throw new ForbiddenError('access denied by a rule', 'denied_by_rule');
 
     const lexical = clean === '/' ? access.rootReal : path.join(access.rootReal, clean);
     const parentReal = clean === '/' ? path.dirname(access.rootReal) : await this.realParent(access, lexical);
@@ -281,7 +281,7 @@ export class Gate {
       if (WRITE_OPS.has(op)) throw new ForbiddenError('will not write through a dangling symbolic link');
       throw new NotFoundError('the link target does not exist');
     }
-    if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope');
+    if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the link leads outside your scope', 'outside_scope');
     this.checkRealLocation(access, clean, real);
     const st = await stat(real);
     // Writes through a link inside the scope go to its target (`real`), as filebrowser does.
@@ -296,8 +296,8 @@ export class Gate {
     const lexical = virtual === '/' ? access.rootReal : path.join(access.rootReal, virtual);
     if (real === lexical) return;
     const realVirtual = realToVirtual(access.rootReal, real);
-    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope');
-    if (!this.ruleAllows(access, realVirtual, true)) throw new ForbiddenError('access denied by a rule');
+    if (realVirtual === undefined) throw new ForbiddenError('the path leads outside your scope', 'outside_scope');
+    if (!this.ruleAllows(access, realVirtual, true)) throw new ForbiddenError('access denied by a rule', 'denied_by_rule');
   }
 
   /**
@@ -333,7 +333,7 @@ export class Gate {
     for (;;) {
       try {
         const real = await realPath(existing);
-        if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the path leads outside your scope');
+        if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the path leads outside your scope', 'outside_scope');
         return missing.length ? path.join(real, ...missing.reverse()) : real;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
@@ -359,7 +359,7 @@ export class Gate {
     if (loc === target.access.rootReal) throw new ForbiddenError('not allowed on the root folder');
     const scope = target.access.scope;
     const name = path.basename(loc);
-    if (!scope.permits(loc)) throw new ForbiddenError('access denied by a rule');
+    if (!scope.permits(loc)) throw new ForbiddenError('access denied by a rule', 'denied_by_rule');
     const parent = path.dirname(loc);
     if (opts.create === undefined) return { dir: await DirHandle.open(parent, scope), name };
     return { dir: await openCreating(parent, scope, opts.create), name };
@@ -393,16 +393,16 @@ export class Gate {
       if (holdsProtected && this.isProtected(entry.abs)) throw new ForbiddenError(`${entry.virtual} belongs to fm itself`);
       if (!noRules) {
         if (!this.ruleAllows(access, entry.virtual, true)) {
-          throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`);
+          throw new ForbiddenError(`access to ${entry.virtual} is denied by a rule`, 'denied_by_rule');
         }
         if (mapped !== undefined) {
           const rel = target.virtual === '/' ? entry.virtual : entry.virtual.slice(target.virtual.length);
           const dest = mapped === '/' ? rel : mapped + rel;
-          if (!this.ruleAllows(access, dest, true)) throw new ForbiddenError(`access to ${dest} is denied by a rule`);
+          if (!this.ruleAllows(access, dest, true)) throw new ForbiddenError(`access to ${dest} is denied by a rule`, 'denied_by_rule');
         }
       }
       if (opts.refuseEscapingLinks && entry.dirent.isSymbolicLink() && this.resolveLinkEntry(access, entry.abs) === 'denied') {
-        throw new ForbiddenError(`${entry.virtual} is a link that leads outside your scope`);
+        throw new ForbiddenError(`${entry.virtual} is a link that leads outside your scope`, 'outside_scope');
       }
     }
   }

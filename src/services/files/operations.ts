@@ -67,7 +67,7 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   const { dirMode, fileMode } = access.settings;
   if (input.folder || input.virtual === '/') {
     const target = await gate.resolve(access, input.virtual, 'create', { mustExist: false });
-    if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists');
+    if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists', 'exists');
     await svc.hooks.around(hookContext(access, event, target.real), async () => {
       if (target.virtual === '/') return;
       await gate.withParent(target, { create: dirMode }, async (dir, name) => {
@@ -86,8 +86,8 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   if (input.kind === 'create') {
     target = await gate.resolve(access, input.virtual, 'create', { mustExist: false, allowRoot: false });
     if (target.exists) {
-      if (target.isDir) throw new ConflictError('a folder with that name exists');
-      if (!input.override) throw new ConflictError('a file with that name exists');
+      if (target.isDir) throw new ConflictError('a folder with that name exists', 'exists');
+      if (!input.override) throw new ConflictError('a file with that name exists', 'exists');
       gate.checkPermission(access, 'modify');
     }
     override = input.override && (target.exists || mayModify(access));
@@ -166,14 +166,14 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
     } else if (input.rename) {
       dst = await gate.resolve(access, await freeName(dst), destOp, { mustExist: false, allowRoot: false });
     } else if (!input.override) {
-      throw new ConflictError('the destination exists');
+      throw new ConflictError('the destination exists', 'exists');
     } else {
       gate.checkPermission(access, 'modify');
       if (dst.real === src.real || dst.abs === src.abs) {
         if (isCopy) throw new BadRequestError('the source and the destination are the same');
         return dst.virtual;
       }
-      if (dst.isDir !== src.isDir) throw new ConflictError(`the destination exists and is a ${dst.isDir ? 'folder' : 'file'}`);
+      if (dst.isDir !== src.isDir) throw new ConflictError(`the destination exists and is a ${dst.isDir ? 'folder' : 'file'}`, 'exists');
       override = true;
     }
   }

@@ -1,7 +1,7 @@
 /** The files screen's server data: the resource at its path, as a listing. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useSetAtom, useStore } from 'jotai';
-import { useEffect, useMemo, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { statusOf } from '../../api/client.ts';
 import { resourceQuery } from '../../api/queries.ts';
 import type { Resource } from '../../api/resources.ts';
@@ -23,7 +23,7 @@ export function toListing(resource: Resource): ListingData {
  * The resource at the path (server data, kept while the next path loads). Every (re)load keeps
  * the selection on the same items (or selects a renamed one) and ends multiple-selection mode.
  */
-export function useResource(path: string): { listing: ListingData | null; error: number | null } {
+export function useResource(path: string): { listing: ListingData | null; error: number | null; retry: () => void } {
   const query = useQuery({ ...resourceQuery(path), placeholderData: keepPreviousData });
   const store = useStore();
   const setLoading = useSetAtom(loadingAtom);
@@ -52,6 +52,8 @@ export function useResource(path: string): { listing: ListingData | null; error:
     store.set(multipleAtom, false);
   }, [listing, query.dataUpdatedAt, query.isPlaceholderData, store]);
 
-  if (query.isError) return { listing: null, error: statusOf(query.error) };
-  return { listing, error: null };
+  const { refetch } = query;
+  const retry = useCallback(() => void refetch(), [refetch]);
+  if (query.isError) return { listing: null, error: statusOf(query.error), retry };
+  return { listing, error: null, retry };
 }

@@ -1,4 +1,6 @@
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'wouter';
 import { Icon, type IconName } from './Icon.tsx';
 import { useTitle } from './useTitle.ts';
 
@@ -9,19 +11,50 @@ const SCREENS: Record<number, { icon: IconName; key: string }> = {
   500: { icon: 'alert', key: 'errors.internal' },
 };
 
+export interface ErrorScreenProps {
+  code: number;
+  /** The URL names a file (no trailing slash), so a 404 reads "Cannot find this file". */
+  file?: boolean;
+  /** Loads again what failed (a query's refetch); without it Retry reloads the page. */
+  onRetry?: () => void;
+  /** Where Home leads (a public share's root for its visitors). */
+  home?: string;
+}
+
 /**
- * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display.
- * `file`: the URL names a file (no trailing slash), so a 404 reads "Cannot find this file" rather
- * than "This location can't be reached." (spec §8 "Error catalogue").
+ * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display
+ * (spec §8 "Error catalogue"). Never a dead end: Back (when there is history), Home and Retry; a lost
+ * connection retries by itself when the browser is online again.
  */
-export function ErrorScreen({ code, file = false }: { code: number; file?: boolean }) {
+export function ErrorScreen({ code, file = false, onRetry, home = '/files/' }: ErrorScreenProps) {
   const { t } = useTranslation();
   const screen = code === 404 && file ? { icon: 'search' as const, key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
   useTitle(t(screen.key));
+  const retry = onRetry ?? (() => window.location.reload());
+  useEffect(() => {
+    if (code !== 0) return;
+    window.addEventListener('online', retry);
+    return () => window.removeEventListener('online', retry);
+  }, [code, retry]);
   return (
-    <div className="error-screen" role="alert">
-      <Icon name={screen.icon} size={64} />
-      <h2>{t(screen.key)}</h2>
+    <div className="error-screen">
+      <div className="error-screen-message" role="alert">
+        <Icon name={screen.icon} size={64} />
+        <h2>{t(screen.key)}</h2>
+      </div>
+      <div className="error-screen-actions">
+        {window.history.length > 1 && (
+          <button type="button" className="button button-flat" onClick={() => window.history.back()}>
+            {t('buttons.back')}
+          </button>
+        )}
+        <Link href={home} className="button button-flat">
+          {t('buttons.home')}
+        </Link>
+        <button type="button" className="button button-primary" onClick={retry}>
+          {t('buttons.retry')}
+        </button>
+      </div>
     </div>
   );
 }

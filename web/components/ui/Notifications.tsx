@@ -14,7 +14,10 @@ export function Notifications() {
       {notices.map((n) => (
         <div key={n.id} className={`notice notice-${n.kind}`} role={n.kind === 'error' ? 'alert' : 'status'}>
           <Icon name={n.kind === 'error' ? 'alert' : 'check'} />
-          <p className="notice-message">{n.message}</p>
+          <div className="notice-message">
+            <p>{n.key ? t(n.key) : n.message}</p>
+            {n.detail && <p className="notice-detail">{n.detail}</p>}
+          </div>
           {n.kind === 'error' && (
             <div className="notice-actions">
               {showExternalLinks && (

@@ -1,5 +1,5 @@
 import { type QueryKey, useQuery, type UseQueryOptions } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useCallback, useEffect } from 'react';
 import { statusOf } from '../../api/client.ts';
 import { useNotify } from '../../actions/notify.ts';
 
@@ -8,6 +8,8 @@ export interface ServerData<T> {
   data: T | null;
   /** The HTTP status of a failed load (shown as a notification too), for an error screen. */
   error: number | null;
+  /** Loads again (for the error screen's Retry). */
+  retry: () => void;
 }
 
 /** A page's server data through the query cache; a failed load is also shown as a notice. */
@@ -17,5 +19,7 @@ export function useServerData<T, K extends QueryKey>(options: UseQueryOptions<T,
   useEffect(() => {
     if (query.error) showError(query.error);
   }, [query.error, showError]);
-  return { data: query.data ?? null, error: query.error ? statusOf(query.error) : null };
+  const { refetch } = query;
+  const retry = useCallback(() => void refetch(), [refetch]);
+  return { data: query.data ?? null, error: query.error ? statusOf(query.error) : null, retry };
 }

@@ -95,14 +95,14 @@ async function modeFor(dir: DirHandle, name: string, opts: PlaceOptions): Promis
 async function finish(dir: DirHandle, temp: string, name: string, override: boolean): Promise<void> {
   if (override) {
     const existing = await dir.lstatOrMissing(name);
-    if (existing?.isDirectory()) throw new ConflictError(`a folder named ${displayName(name)} exists`);
+    if (existing?.isDirectory()) throw new ConflictError(`a folder named ${displayName(name)} exists`, 'exists');
     await dir.rename(temp, dir, name);
     return;
   }
   try {
     await dir.link(temp, dir, name);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictError(`${displayName(name)} already exists`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictError(`${displayName(name)} already exists`, 'exists');
     throw err;
   }
   await dir.unlink(temp);
@@ -124,13 +124,13 @@ async function moveStaged(dir: DirHandle, name: string, staged: string, opts: Pl
   try {
     if (opts.override) {
       const existing = await dir.lstatOrMissing(name);
-      if (existing?.isDirectory()) throw new ConflictError(`a folder named ${displayName(name)} exists`);
+      if (existing?.isDirectory()) throw new ConflictError(`a folder named ${displayName(name)} exists`, 'exists');
       await dir.renameFrom(staged, name);
     } else {
       try {
         await dir.linkFrom(staged, name);
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictError(`${displayName(name)} already exists`);
+        if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new ConflictError(`${displayName(name)} already exists`, 'exists');
         throw err;
       }
       await fsp.rm(staged, { force: true });
