@@ -32,7 +32,7 @@ const GAP = 8;
 /** Mosaic column width (spec §9). */
 const MOSAIC_COLUMN = 280;
 
-export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRef: RefObject<HTMLElement | null> }) {
+export function Listing({ listing, scrollRef, busy = false }: { listing: ListingData; scrollRef: RefObject<HTMLElement | null>; busy?: boolean }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
   const narrow = useNarrow();
@@ -128,13 +128,19 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     multiple,
     singleClick: user.singleClick,
     canMove,
+    busy,
     open,
     focusItem,
     cursorTo: setCursor,
   });
 
   const exactDates = user.dateFormat;
-  const tabbable = cursor ?? selected[0] ?? 0;
+  const tabbable =
+    cursor ??
+    Math.max(
+      0,
+      items.findIndex((it) => it.path === selected[0]),
+    );
 
   if (items.length === 0) {
     return (
@@ -147,7 +153,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
 
   const virtualRows = virtualizer.getVirtualItems();
   return (
-    <div className={`listing listing-${mode === 'mosaic gallery' ? 'gallery' : mode}`}>
+    <div className={`listing listing-${mode === 'mosaic gallery' ? 'gallery' : mode}${busy ? ' listing-busy' : ''}`} aria-busy={busy}>
       <SortHeader />
       <div
         ref={listRef}
@@ -158,7 +164,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
         aria-rowcount={items.length}
         style={{ blockSize: virtualizer.getTotalSize() }}
         onClick={() => {
-          if (!multiple) setSelected([]);
+          if (!multiple && !busy) setSelected([]);
         }}
         onDragEnd={endDrag}
       >
@@ -179,7 +185,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
                 key={items[i].path}
                 item={items[i]}
                 index={i}
-                selected={selectedSet.has(i)}
+                selected={selectedSet.has(items[i].path)}
                 tabbable={i === tabbable}
                 dropTarget={dropTarget === i}
                 cut={cut.has(items[i].path)}
