@@ -12,6 +12,7 @@ import { useLocaleTag } from '../../i18n/index.ts';
 import { filesUrl } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { buildRows, columnsFor, rowOf, type Row } from '../../lib/rows.ts';
+import { indexesOf } from '../../lib/selection.ts';
 import { userAtom } from '../../state/auth.ts';
 import type { Listing as ListingData } from '../../state/files.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
@@ -135,12 +136,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
   });
 
   const exactDates = user.dateFormat;
-  const tabbable =
-    cursor ??
-    Math.max(
-      0,
-      items.findIndex((it) => it.path === selected[0]),
-    );
+  const tabbable = cursor ?? indexesOf(selected.slice(0, 1), items)[0] ?? 0;
 
   if (items.length === 0) {
     return (
