@@ -8,12 +8,15 @@ import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
 const KiB = 1024;
 
-/** Slows the page's uploads so that progress and abort can be seen; the returned function sets another rate (-1: none). */
-async function throttleUploads(page: Page, bytesPerSecond: number): Promise<(bytesPerSecond: number) => Promise<void>> {
+/**
+ * Slows the page's uploads so that progress and abort can be seen; the returned function sets
+ * another rate (-1: none) or takes the page offline (navigator.onLine and its events follow).
+ */
+async function throttleUploads(page: Page, bytesPerSecond: number): Promise<(bytesPerSecond: number, offline?: boolean) => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Network.enable');
-  const set = async (rate: number) => {
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: rate });
+  const set = async (rate: number, offline = false) => {
+    await cdp.send('Network.emulateNetworkConditions', { offline, latency: 0, downloadThroughput: -1, uploadThroughput: rate });
   };
   await set(bytesPerSecond);
   return set;
@@ -177,7 +180,95 @@ describe('uploads', () => {
     await expect.poll(tusHead).toBe(404);
     expect(fs.existsSync(path.join(root, 'in/big.bin'))).toBe(false);
     expect(await page.getByRole('option', { name: 'big.bin' }).count()).toBe(0);
+    await expect.poll(() => page.getByRole('alert').allTextContents()).toEqual([expect.stringContaining('Connection aborted')]);
+  });
+
+  it('waits through a network drop and then finishes the file from the offset the server kept', async () => {
+    const bytes = Buffer.alloc(1024 * KiB);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7) % 253;
+    const file = path.join(src, 'dropped.bin');
+    fs.writeFileSync(file, bytes);
+    const page = await browser.newPage();
+    browser.allowConsoleError(/ERR_INTERNET_DISCONNECTED/);
+    await open(page);
+    const network = await throttleUploads(page, 64 * KiB);
+    await pick(page, 'File', file);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    await expect.poll(async () => Number(await panel.getByRole('progressbar').getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(15);
+
+    await network(64 * KiB, true);
+    await panel.getByText('Waiting for the connection: 1').waitFor();
+    await panel.getByRole('button', { name: /^Waiting for the connection/ }).click();
+    await panel.getByRole('listitem').getByText('Waiting', { exact: true }).waitFor();
+    const offset = async () =>
+      Number((await admin.fetch('/api/tus/in/dropped.bin', { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).headers.get('Upload-Offset'));
+    expect(await offset()).toBeGreaterThan(0);
+    // No raw error while the connection is away.
     expect(await page.getByRole('alert').count()).toBe(0);
+
+    const head = page.waitForRequest((r) => r.method() === 'HEAD' && r.url().includes('/api/tus/in/dropped.bin'));
+    await network(-1);
+    await head;
+    await page.getByRole('option', { name: 'dropped.bin' }).waitFor({ timeout: 20_000 });
+    expect(fs.readFileSync(path.join(root, 'in/dropped.bin')).equals(bytes)).toBe(true);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('waits when the requests fail while the browser is online, and goes on when they pass again', async () => {
+    const bytes = Buffer.alloc(512 * KiB);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 11) % 241;
+    const file = path.join(src, 'flaky-net.bin');
+    fs.writeFileSync(file, bytes);
+    const page = await browser.newPage();
+    browser.allowConsoleError(/ERR_FAILED|ERR_CONNECTION/);
+    await open(page);
+    let down = false;
+    let patches = 0;
+    await page.route(/\/api\/tus\/in\/flaky-net\.bin/, (route) => {
+      if (route.request().method() === 'PATCH' && ++patches === 2) down = true;
+      return down ? route.abort('connectionreset') : route.continue();
+    });
+    await pick(page, 'File', file);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    await panel.getByText('Waiting for the connection: 1').waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('alert').count()).toBe(0);
+    down = false;
+    await page.getByRole('option', { name: 'flaky-net.bin' }).waitFor({ timeout: 20_000 });
+    expect(fs.readFileSync(path.join(root, 'in/flaky-net.bin')).equals(bytes)).toBe(true);
+    expect(await page.getByRole('alert').count()).toBe(0);
+  });
+
+  it('cancels one upload on its own; cancelling the last one reads "Connection aborted"', async () => {
+    const keep = path.join(src, 'keep.bin');
+    const drop = path.join(src, 'drop.bin');
+    fs.writeFileSync(keep, Buffer.alloc(512 * KiB, 5));
+    fs.writeFileSync(drop, Buffer.alloc(512 * KiB, 6));
+    const page = await browser.newPage();
+    await open(page);
+    const network = await throttleUploads(page, 64 * KiB);
+    await pick(page, 'File', [keep, drop]);
+    const panel = page.getByRole('region', { name: 'Uploads' });
+    await panel.getByRole('button', { name: /^Uploading: / }).click();
+    const tusHead = async (name: string) => (await admin.fetch(`/api/tus/in/${name}`, { method: 'HEAD', headers: { 'Tus-Resumable': '1.0.0' } })).status;
+    await expect.poll(() => tusHead('drop.bin')).toBe(200);
+    await panel.getByRole('button', { name: 'Cancel drop.bin' }).click();
+    await expect.poll(() => panel.getByRole('listitem').allTextContents()).toEqual([expect.stringContaining('keep.bin')]);
+    await expect.poll(() => tusHead('drop.bin')).toBe(404);
+    await network(-1);
+    await page.getByRole('status').filter({ hasText: 'Upload complete!' }).waitFor({ timeout: 20_000 });
+    expect(fs.statSync(path.join(root, 'in/keep.bin')).size).toBe(512 * KiB);
+    expect(fs.existsSync(path.join(root, 'in/drop.bin'))).toBe(false);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    await network(64 * KiB);
+    await pick(page, 'File', drop);
+    await panel.getByRole('button', { name: /^Uploading: / }).waitFor();
+    if ((await panel.getByRole('listitem').count()) === 0) await panel.getByRole('button', { name: /^Uploading: / }).click();
+    await panel.getByRole('button', { name: 'Cancel drop.bin' }).click();
+    await expect.poll(() => panel.count()).toBe(0);
+    await expect.poll(() => page.getByRole('alert').allTextContents()).toEqual([expect.stringContaining('Connection aborted')]);
+    await expect.poll(() => tusHead('drop.bin')).toBe(404);
+    expect(fs.existsSync(path.join(root, 'in/drop.bin'))).toBe(false);
   });
 
   it('pauses (the request in flight stops, the server keeps the offset) and resumes from there', async () => {

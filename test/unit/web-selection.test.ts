@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { click, DOUBLE_CLICK_MS, moveCursor, range, remapSelection, toggle } from '../../web/lib/selection.ts';
+import { click, DOUBLE_CLICK_MS, indexesOf, moveCursor, pathsOf, range, toggle } from '../../web/lib/selection.ts';
 
 const plain = { ctrl: false, shift: false };
 const normal = { singleClick: false, multiple: false };
@@ -61,11 +61,30 @@ describe('listing selection', () => {
     expect(click([1, 2], undefined, { index: 2, ...plain, time: 0 }, { singleClick: false, multiple: true }).selected).toEqual([1]);
   });
 
-  it('keeps selected items across a refresh by path', () => {
+  it('keeps the selection by identity: a refresh or another folder never moves it onto another item', () => {
     const before = [{ path: '/a' }, { path: '/b' }, { path: '/c' }];
+    const kept = pathsOf([2, 0], before);
+    expect(kept).toEqual(['/c', '/a']);
+    // A refresh with a new item first: the same items stay selected, the anchor first.
     const after = [{ path: '/new' }, { path: '/a' }, { path: '/c' }];
-    expect(remapSelection([0, 1, 2], before, after)).toEqual([1, 2]);
-    expect(remapSelection([], before, after)).toEqual([]);
+    expect(indexesOf(kept, after)).toEqual([2, 1]);
+    // Another folder at the same positions: nothing of it is selected.
+    const other = [{ path: '/x/a' }, { path: '/x/b' }, { path: '/x/c' }];
+    expect(indexesOf(kept, other)).toEqual([]);
+    // A deleted item leaves the selection.
+    expect(indexesOf(kept, [{ path: '/a' }])).toEqual([0]);
+    expect(indexesOf([], after)).toEqual([]);
+    expect(pathsOf([5], before)).toEqual([]);
+  });
+
+  it('a click rule applied through paths selects the clicked item of this listing', () => {
+    const items = [{ path: '/a' }, { path: '/b' }, { path: '/c' }, { path: '/d' }];
+    const anchor = pathsOf(click([], undefined, { index: 1, ...plain, time: 0 }, normal).selected, items);
+    expect(anchor).toEqual(['/b']);
+    // Shift-click from the anchor after an item was added before it: the range starts at the same item.
+    const grown = [{ path: '/0' }, ...items];
+    const r = click(indexesOf(anchor, grown), undefined, { index: 4, ctrl: false, shift: true, time: 10 }, normal);
+    expect(pathsOf(r.selected, grown)).toEqual(['/b', '/c', '/d']);
   });
 
   it('helpers: ranges, toggles and a clamped keyboard cursor', () => {

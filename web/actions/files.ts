@@ -70,11 +70,11 @@ export function fileOps(app: App) {
     const res = currentResource();
     if (!res) return [];
     if (!res.isDir) return [res];
-    const items = res.items ?? [];
+    const byPath = new Map((res.items ?? []).map((it) => [it.path, it]));
     return store
       .get(selectedAtom)
-      .map((i) => items[i])
-      .filter(Boolean);
+      .map((p) => byPath.get(p))
+      .filter((it): it is ResourceItem => it !== undefined);
   }
 
   /** Every listing is stale; the one on screen refetches at once. */

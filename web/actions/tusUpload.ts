@@ -1,9 +1,14 @@
-/** One file through tus 1.0: the creation request, then tus-js-client (loaded on first use) for the chunks. */
+/**
+ * One file through tus 1.0: the creation request, then tus-js-client (loaded on first use) for
+ * the chunks. A lost connection is not a failure: the transfer waits for it and goes on from the
+ * offset the server kept.
+ */
 import type { DetailedError, Upload as TusUpload } from 'tus-js-client';
 import { request } from '../api/client.ts';
 import { withBase } from '../config.ts';
 import { DEFAULT_CHUNK_SIZE } from '../lib/chunkSize.ts';
 import { baseName, encodePath } from '../lib/paths.ts';
+import { isNetworkFailure, waitForConnection } from '../lib/connection.ts';
 import { retryDelays } from '../lib/retry.ts';
 import type { UploadEntry } from './uploadTypes.ts';
 
@@ -29,6 +34,22 @@ export interface SendOptions {
   /** While paused the transfer is made but not started (resume starts it). */
   paused(): boolean;
   progress(sent: number): void;
+  /** The connection was lost (true) or is back (false). */
+  waiting(lost: boolean): void;
+}
+
+/** Runs `send` until it gets an answer: after a network failure it waits for the connection. */
+async function untilAnswered<T>(o: SendOptions, send: () => Promise<T>): Promise<T> {
+  for (;;) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!isNetworkFailure(err) || !o.current()) throw err;
+      o.waiting(true);
+      await waitForConnection(o.signal);
+      o.waiting(false);
+    }
+  }
 }
 
 /** Create the upload (201 expected), then tus-js-client checks the offset and sends the chunks. */
@@ -37,11 +58,13 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
   if (!tusSettings) throw new Error('Tus.io settings are not defined');
   const file = job.file!;
   const createPath = `/api/tus${encodePath(job.path)}?override=${job.overwrite}`;
-  const res = await request(createPath, {
-    method: 'POST',
-    headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
-    signal: o.signal,
-  });
+  const res = await untilAnswered(o, () =>
+    request(createPath, {
+      method: 'POST',
+      headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
+      signal: o.signal,
+    }),
+  );
   if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
   // An empty file is complete at its creation.
   if (file.size === 0) return;
@@ -66,8 +89,21 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
       },
       onProgress: (sent) => o.progress(sent),
       onSuccess: () => resolve(),
-      onError: (err) => reject(err),
+      onError: (err) => {
+        if (!isNetworkFailure(err) || !o.current()) {
+          reject(err);
+          return;
+        }
+        // tus-js-client gave up (offline, or its retries ran out): wait, then ask the server for the offset.
+        o.waiting(true);
+        waitForConnection(o.signal).then(() => {
+          o.waiting(false);
+          if (!o.paused()) upload.start();
+        }, reject);
+      },
     });
+    // tus-js-client's abort() settles nothing: a cancel ends the transfer here.
+    o.signal.addEventListener('abort', () => reject(new DOMException('The upload was cancelled', 'AbortError')), { once: true });
     o.started(upload);
     if (!o.paused()) upload.start();
   });

@@ -1,27 +1,19 @@
 /**
  * The upload manager (spec §4 "Uploads", "Each upload", "Progress", §5, §8 "Chunk retry", §9):
  * jobs queue and run at most 5 at once; folders are created with POST /api/resources/{dir}/,
- * files go through tus (tus-js-client, loaded on first use) to /api/tus/{path}. A leave-page
+ * files go through tus (tus-js-client, loaded on first use) to /api/tus/{path}; one that loses the
+ * connection waits for it and goes on. Each upload can be cancelled on its own. A leave-page
  * warning stands while anything uploads; at the end a success notice and a listing reload.
  * One `UploadManager` per app (no module state); the panel reads it with `useSyncExternalStore`.
  */
 import * as resources from '../api/resources.ts';
 import { ConflictError } from '../api/client.ts';
 import { i18n } from '../i18n/index.ts';
-import { joinPath, parentPath, baseName } from '../lib/paths.ts';
+import { baseName } from '../lib/paths.ts';
 import { sampleSpeed, SPEED_SAMPLE_MS, startSpeed } from '../lib/uploadProgress.ts';
-import {
-  clashRenames,
-  MAX_CONCURRENT_UPLOADS,
-  planUpload,
-  renamedPath,
-  renamePicked,
-  topLevelNames,
-  uniqueName,
-  uploadType,
-  type PickedFile,
-} from '../lib/uploads.ts';
+import { MAX_CONCURRENT_UPLOADS, uploadType, type PickedFile } from '../lib/uploads.ts';
 import { causeOf, sendFile } from './tusUpload.ts';
+import { askConflict, uploadInto } from './uploadInto.ts';
 import { EMPTY_UPLOADS, type Job, measure, type UploadEntry, type UploadHost, type UploadSnapshot } from './uploadTypes.ts';
 
 const PUBLISH_MS = 100;
@@ -144,7 +136,9 @@ export class UploadManager {
       else await this.uploadFile(job);
     } catch (err) {
       if (job.session !== this.session) return;
-      if (err instanceof ConflictError && !job.isDir) conflict = true;
+      if (job.cancelled) {
+        // Cancelled on its own: neither a failure nor part of the overall progress.
+      } else if (err instanceof ConflictError && !job.isDir) conflict = true;
       else {
         this.failed = true;
         this.retryable.push({ path: job.path, file: job.file, isDir: job.isDir, overwrite: job.overwrite });
@@ -155,9 +149,10 @@ export class UploadManager {
     clearInterval(job.sampler);
     job.loaded = job.size;
     this.active.delete(job);
+    if (job.cancelled) this.all = this.all.filter((j) => j !== job);
     if (conflict) {
       this.failed = true;
-      this.askConflict(job);
+      askConflict(this, this.host, job);
     }
     this.pump();
     if (!this.isUploading()) this.complete();
@@ -165,8 +160,14 @@ export class UploadManager {
 
   private complete(): void {
     const ok = !this.failed;
+    // Every upload of the session was cancelled one by one: as after Abort.
+    const cancelled = this.all.length === 0;
     this.reset();
     this.host.filesChanged();
+    if (cancelled && this.retryable.length === 0) {
+      this.host.notify.showError(new Error(i18n.t('upload.aborted')));
+      return;
+    }
     // Failures keep the panel up with Retry until retried or dismissed.
     if (this.retryable.length > 0) {
       this.setSnapshot({ ...EMPTY_UPLOADS, done: true, failed: this.retryable.length });
@@ -223,6 +224,24 @@ export class UploadManager {
     }
     this.reset();
     this.host.filesChanged();
+    this.host.notify.showError(new Error(i18n.t('upload.aborted')));
+  }
+
+  /** Cancels one upload: a queued one is dropped; a running one stops and its partial upload is terminated on the server. */
+  cancel(id: number): void {
+    const queued = this.queue.findIndex((j) => j.id === id);
+    if (queued >= 0) {
+      const [job] = this.queue.splice(queued, 1);
+      this.all = this.all.filter((j) => j !== job);
+      if (!this.isUploading()) this.complete();
+      else this.publishNow();
+      return;
+    }
+    const job = [...this.active].find((j) => j.id === id);
+    if (!job || job.cancelled) return;
+    job.cancelled = true;
+    job.controller?.abort();
+    void job.tus?.abort(true).catch(() => undefined);
   }
 
   private onProgress(job: Job, sent: number): void {
@@ -242,64 +261,21 @@ export class UploadManager {
     await sendFile(job, {
       signal: job.controller.signal,
       token: () => this.host.token(),
-      current: () => job.session === this.session,
+      current: () => job.session === this.session && !job.cancelled,
       started: (upload) => {
         job.tus = upload;
       },
       paused: () => this.paused,
       progress: (sent) => this.onProgress(job, sent),
+      waiting: (lost) => {
+        job.waiting = lost;
+        this.publishNow();
+      },
     });
   }
 
-  /** A name taken between the check and the upload: the upload conflict prompt for that file. */
-  private askConflict(job: Job): void {
-    this.host.askReplace(async (choice) => {
-      if (choice === 'overwrite') {
-        this.start([{ path: job.path, file: job.file, isDir: false, overwrite: true }]);
-        return;
-      }
-      const dir = parentPath(job.path);
-      const taken = await this.host.existingNames(dir);
-      this.start([{ path: joinPath(dir, uniqueName(job.name, taken, false)), file: job.file, isDir: false, overwrite: false }]);
-    });
-  }
-
-  /**
-   * Uploads picked or dropped files (and empty folders) into `dir`. When a top-level name exists
-   * there, the upload conflict prompt asks: Replace overwrites, Continue renames the new entries.
-   */
-  async uploadInto(dir: string, picked: PickedFile[], emptyDirs: string[] = []): Promise<void> {
-    if (picked.length === 0 && emptyDirs.length === 0) return;
-    let taken: Set<string>;
-    try {
-      taken = await this.host.existingNames(dir);
-    } catch (err) {
-      this.host.notify.showError(err);
-      return;
-    }
-    const names = topLevelNames(picked, emptyDirs);
-    const clashing = names.filter((n) => taken.has(n));
-    const go = (overwrite: boolean, rename: ReadonlyMap<string, string>) => {
-      const plan = planUpload(
-        dir,
-        renamePicked(picked, rename),
-        emptyDirs.map((d) => renamedPath(d, rename)),
-      );
-      this.start([
-        ...plan.dirs.map((path) => ({ path, isDir: true, overwrite })),
-        ...plan.files.map((f) => ({ path: f.path, file: f.file, isDir: false, overwrite })),
-      ]);
-    };
-    if (clashing.length === 0) {
-      go(false, new Map());
-      return;
-    }
-    this.host.askReplace(async (choice) => {
-      if (choice === 'overwrite') {
-        go(true, new Map());
-        return;
-      }
-      go(false, clashRenames(clashing, new Set([...taken, ...names]), picked, emptyDirs));
-    });
+  /** Uploads picked or dropped files (and empty folders) into `dir`, asking first on a name conflict. */
+  uploadInto(dir: string, picked: PickedFile[], emptyDirs: string[] = []): Promise<void> {
+    return uploadInto(this, this.host, dir, picked, emptyDirs);
   }
 }

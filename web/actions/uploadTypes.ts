@@ -21,6 +21,8 @@ export interface UploadPanelItem {
   type: UploadType;
   /** 0–100; a folder counts as 100. */
   progress: number;
+  /** The connection was lost: it goes on when the connection is back. */
+  waiting?: boolean;
 }
 
 /** What the upload panel shows (spec §3 "Upload state"). */
@@ -39,6 +41,8 @@ export interface UploadSnapshot {
   done?: boolean;
   /** Paused by the user: nothing is sent until resumed. */
   paused?: boolean;
+  /** Some upload lost the connection and waits for it. */
+  waiting?: boolean;
   /** Finished with this many failed entries (the panel offers Retry). */
   failed?: number;
 }
@@ -73,6 +77,10 @@ export interface Job extends UploadEntry {
   controller?: AbortController;
   speed?: SpeedState;
   sampler?: ReturnType<typeof setInterval>;
+  /** Waits for the connection to come back. */
+  waiting?: boolean;
+  /** Cancelled on its own (the panel's per-upload cancel). */
+  cancelled?: boolean;
 }
 
 /** What the snapshot reads of a job. */
@@ -88,7 +96,14 @@ export function measure(active: readonly MeasuredJob[], queued: number, all: rea
   const total = all.reduce((n, j) => n + j.size, 0);
   const loaded = all.reduce((n, j) => n + j.loaded, 0);
   return {
-    items: active.map((j) => ({ id: j.id, name: j.name, isDir: j.isDir, type: j.type, progress: itemPercent(j.loaded, j.size, j.isDir) })),
+    items: active.map((j) => ({
+      id: j.id,
+      name: j.name,
+      isDir: j.isDir,
+      type: j.type,
+      progress: itemPercent(j.loaded, j.size, j.isDir),
+      waiting: j.waiting === true,
+    })),
     count: active.length + queued,
     percent: progressPercent(
       all.map((j) => j.loaded),
@@ -97,5 +112,6 @@ export function measure(active: readonly MeasuredJob[], queued: number, all: rea
     speed,
     eta: etaSeconds(total - loaded, speed),
     paused,
+    waiting: active.some((j) => j.waiting),
   };
 }

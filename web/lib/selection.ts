@@ -1,6 +1,8 @@
 /**
  * Selection rules of the listing (spec §4 "Selection"), as pure functions over item indexes.
- * The first selected index is the anchor of Shift ranges.
+ * The first selected index is the anchor of Shift ranges. The selection itself is kept by
+ * identity (the items' paths): `indexesOf` and `pathsOf` translate at the edges, so a reload or
+ * another folder never moves it onto another item.
  */
 
 /** Two clicks on the same item within this many milliseconds open it. */
@@ -64,15 +66,16 @@ export function click(selected: number[], last: LastClick | undefined, input: Cl
   return { selected: [index], open: double, last: double ? { index: -1, time: 0 } : here };
 }
 
-/** Maps a selection across a listing refresh: items keep their selection when their path is unchanged. */
-export function remapSelection(selected: number[], before: readonly { path: string }[], after: readonly { path: string }[]): number[] {
-  if (selected.length === 0) return [];
-  const wanted = new Set(selected.map((i) => before[i]?.path).filter((p): p is string => p !== undefined));
-  const out: number[] = [];
-  after.forEach((item, i) => {
-    if (wanted.has(item.path)) out.push(i);
-  });
-  return out;
+/** The positions of the selected paths in `items`, in selection order (the anchor first); paths not there are left out. */
+export function indexesOf(paths: readonly string[], items: readonly { path: string }[]): number[] {
+  if (paths.length === 0) return [];
+  const at = new Map(items.map((item, i) => [item.path, i]));
+  return paths.map((p) => at.get(p)).filter((i): i is number => i !== undefined);
+}
+
+/** The paths of the items at these positions, in the same order; positions outside `items` are left out. */
+export function pathsOf(indexes: readonly number[], items: readonly { path: string }[]): string[] {
+  return indexes.map((i) => items[i]?.path).filter((p): p is string => p !== undefined);
 }
 
 /** Moves a keyboard cursor by `delta` within `count` items, clamped; from nothing it starts at the first or last. */

@@ -131,7 +131,7 @@ export default function FilesPage() {
         {error !== null ? (
           <ErrorScreen code={error} file={!rawPath.endsWith('/')} onRetry={retry} />
         ) : listing === null ? null : listing.resource.isDir ? (
-          <Listing listing={listing} scrollRef={scrollRef} />
+          <Listing listing={listing} scrollRef={scrollRef} busy={!current} />
         ) : (
           <TextView file={listing.resource} />
         )}

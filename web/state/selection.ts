@@ -1,7 +1,10 @@
-/** Listing selection: indexes into the current listing's sorted items, anchor first. */
+/**
+ * Listing selection by identity: the selected items' paths, anchor first. Never indexes: a
+ * reload or the next folder would carry them onto other items.
+ */
 import { atom } from 'jotai';
 
-export const selectedAtom = atom<number[]>([]);
+export const selectedAtom = atom<string[]>([]);
 export const selectedSetAtom = atom((get) => new Set(get(selectedAtom)));
 export const selectedCountAtom = atom((get) => get(selectedAtom).length);
 

@@ -12,6 +12,7 @@ import { useLocaleTag } from '../../i18n/index.ts';
 import { filesUrl } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { buildRows, columnsFor, rowOf, type Row } from '../../lib/rows.ts';
+import { indexesOf } from '../../lib/selection.ts';
 import { userAtom } from '../../state/auth.ts';
 import type { Listing as ListingData } from '../../state/files.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
@@ -32,7 +33,7 @@ const GAP = 8;
 /** Mosaic column width (spec §9). */
 const MOSAIC_COLUMN = 280;
 
-export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRef: RefObject<HTMLElement | null> }) {
+export function Listing({ listing, scrollRef, busy = false }: { listing: ListingData; scrollRef: RefObject<HTMLElement | null>; busy?: boolean }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
   const narrow = useNarrow();
@@ -128,13 +129,14 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
     multiple,
     singleClick: user.singleClick,
     canMove,
+    busy,
     open,
     focusItem,
     cursorTo: setCursor,
   });
 
   const exactDates = user.dateFormat;
-  const tabbable = cursor ?? selected[0] ?? 0;
+  const tabbable = cursor ?? indexesOf(selected.slice(0, 1), items)[0] ?? 0;
 
   if (items.length === 0) {
     return (
@@ -147,7 +149,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
 
   const virtualRows = virtualizer.getVirtualItems();
   return (
-    <div className={`listing listing-${mode === 'mosaic gallery' ? 'gallery' : mode}`}>
+    <div className={`listing listing-${mode === 'mosaic gallery' ? 'gallery' : mode}${busy ? ' listing-busy' : ''}`} aria-busy={busy}>
       <SortHeader />
       <div
         ref={listRef}
@@ -158,7 +160,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
         aria-rowcount={items.length}
         style={{ blockSize: virtualizer.getTotalSize() }}
         onClick={() => {
-          if (!multiple) setSelected([]);
+          if (!multiple && !busy) setSelected([]);
         }}
         onDragEnd={endDrag}
       >
@@ -179,7 +181,7 @@ export function Listing({ listing, scrollRef }: { listing: ListingData; scrollRe
                 key={items[i].path}
                 item={items[i]}
                 index={i}
-                selected={selectedSet.has(i)}
+                selected={selectedSet.has(items[i].path)}
                 tabbable={i === tabbable}
                 dropTarget={dropTarget === i}
                 cut={cut.has(items[i].path)}

@@ -37,7 +37,7 @@ export function useFileShortcuts(ctx: ActionContext | null): void {
         clearSelection();
       } else if (mod && e.key.toLowerCase() === 'a' && ctx.listing.resource.isDir) {
         e.preventDefault();
-        setSelected(ctx.listing.items.map((_, i) => i));
+        setSelected(ctx.listing.items.map((it) => it.path));
       } else if (mod && (e.key.toLowerCase() === 'c' || e.key.toLowerCase() === 'x')) {
         if (window.getSelection()?.toString()) return;
         if (ctx.ops.copyToClipboard(e.key.toLowerCase() === 'x')) e.preventDefault();

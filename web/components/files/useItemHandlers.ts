@@ -3,7 +3,7 @@ import { useAtom } from 'jotai';
 import { useEffect, useMemo, useRef, useState, type DragEvent, type KeyboardEvent, type MouseEvent } from 'react';
 import type { ResourceItem } from '../../api/resources.ts';
 import { useFileOps } from '../../actions/files.ts';
-import { click, moveCursor, range, toggle, type LastClick } from '../../lib/selection.ts';
+import { click, indexesOf, moveCursor, pathsOf, range, toggle, type LastClick } from '../../lib/selection.ts';
 import { selectedAtom } from '../../state/selection.ts';
 import type { ItemHandlers } from './ListingItem.tsx';
 
@@ -15,6 +15,8 @@ export interface ItemHandlerOptions {
   singleClick: boolean;
   /** The user may move items (rename permission): dragging is allowed. */
   canMove: boolean;
+  /** The listing is being replaced by the next folder's: every event is ignored. */
+  busy: boolean;
   open(index: number, viaKeyboard?: boolean): void;
   /** Moves the keyboard cursor to an item and focuses it. */
   focusItem(index: number): void;
@@ -24,11 +26,11 @@ export interface ItemHandlerOptions {
 
 export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers; dropTarget: number | undefined; endDrag(): void } {
   const { transferTo } = useFileOps();
-  const [selected, setSelected] = useAtom(selectedAtom);
+  const [selectedPaths, setSelectedPaths] = useAtom(selectedAtom);
   const [dropTarget, setDropTarget] = useState<number | undefined>(undefined);
   const lastClick = useRef<LastClick | undefined>(undefined);
   const dragging = useRef<number[] | null>(null);
-  const { items, cols, multiple, singleClick, canMove, open, focusItem, cursorTo } = o;
+  const { items, cols, multiple, singleClick, canMove, busy, open, focusItem, cursorTo } = o;
 
   // A double click needs both clicks on the same entry of the same listing: after a reload the
   // same index may be another entry.
@@ -37,7 +39,21 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
   }, [items]);
 
   const handlers: ItemHandlers = useMemo(() => {
+    // The selection is kept by path; the rules below work on positions in this listing.
+    const selected = indexesOf(selectedPaths, items);
     const selectedSet = new Set(selected);
+    const setSelected = (indexes: number[]) => setSelectedPaths(pathsOf(indexes, items));
+    if (busy) {
+      const ignore = () => undefined;
+      return {
+        click: (_index: number, e: MouseEvent) => e.stopPropagation(),
+        keyDown: ignore,
+        dragStart: (_index: number, e: DragEvent) => e.preventDefault(),
+        dragOver: ignore,
+        dragLeave: ignore,
+        drop: ignore,
+      };
+    }
     return {
       click(index: number, e: MouseEvent) {
         e.stopPropagation();
@@ -107,7 +123,7 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
         ).catch(() => undefined);
       },
     };
-  }, [selected, singleClick, multiple, open, cols, items, focusItem, cursorTo, canMove, setSelected]);
+  }, [selectedPaths, singleClick, multiple, open, cols, items, focusItem, cursorTo, canMove, busy, setSelectedPaths]);
 
   const endDrag = () => {
     dragging.current = null;

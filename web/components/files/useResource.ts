@@ -5,8 +5,6 @@ import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { statusOf } from '../../api/client.ts';
 import { resourceQuery } from '../../api/queries.ts';
 import type { Resource } from '../../api/resources.ts';
-import { samePath } from '../../lib/paths.ts';
-import { remapSelection } from '../../lib/selection.ts';
 import { selectAfterReloadAtom, type Listing as ListingData } from '../../state/files.ts';
 import { loadingAtom } from '../../state/layout.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
@@ -43,10 +41,14 @@ export function useResource(path: string): { listing: ListingData | null; error:
     const pick = store.get(selectAfterReloadAtom);
     if (pick) {
       store.set(selectAfterReloadAtom, undefined);
-      const i = listing.items.findIndex((it) => it.path === pick);
-      store.set(selectedAtom, i >= 0 ? [i] : []);
-    } else if (before && before !== listing && samePath(before.resource.path, listing.resource.path)) {
-      store.set(selectedAtom, remapSelection(store.get(selectedAtom), before.items, listing.items));
+      store.set(selectedAtom, listing.items.some((it) => it.path === pick) ? [pick] : []);
+    } else if (before !== listing) {
+      // Paths not in this listing leave the selection: gone (deleted, moved), or of the folder before.
+      const present = new Set(listing.items.map((it) => it.path));
+      store.set(
+        selectedAtom,
+        store.get(selectedAtom).filter((p) => present.has(p)),
+      );
     }
     // Multiple-selection mode ends with every (re)load (spec §4).
     store.set(multipleAtom, false);

@@ -1,6 +1,7 @@
 /**
  * The upload panel (spec §2, §4 "Uploads"): hidden without uploads, otherwise the count, the
- * overall progress, speed and ETA, expandable to each active upload; abort-all asks first.
+ * overall progress, speed and ETA, expandable to each active upload (each with its own cancel);
+ * abort-all asks first. An upload that lost the connection shows that it waits for it.
  */
 import { useSetAtom } from 'jotai';
 import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
@@ -46,7 +47,9 @@ export function UploadPanel() {
       ? t('upload.done')
       : up.paused
         ? t('upload.pausedCount', { count: up.count })
-        : t('upload.uploadingCount', { count: up.count });
+        : up.waiting
+          ? t('upload.waitingCount', { count: up.count })
+          : t('upload.uploadingCount', { count: up.count });
   const speed = new Intl.NumberFormat(tag, { maximumFractionDigits: 2, minimumFractionDigits: 2 }).format(up.speed);
   const confirmAbort = () =>
     showPrompt({
@@ -92,7 +95,8 @@ export function UploadPanel() {
               <span className="upload-item-name" title={item.name}>
                 {item.name}
               </span>
-              <span className="upload-item-progress">{item.progress}%</span>
+              <span className="upload-item-progress">{item.waiting ? t('upload.waiting') : `${item.progress}%`}</span>
+              <IconButton icon="close" label={t('upload.cancelOne', { name: item.name })} onClick={() => uploads.cancel(item.id)} />
               <div className="upload-item-bar" aria-hidden="true">
                 <div style={{ inlineSize: `${item.progress}%` }} />
               </div>
