@@ -20,9 +20,16 @@ export function SettingsTabs() {
   const user = useAtomValue(userAtom);
   const [location] = useLocation();
   const nav = useRef<HTMLElement>(null);
-  // On a narrow screen the tabs scroll sideways: keep the current one in view.
+  // On a narrow screen the tabs scroll sideways: bring the whole current tab into view by scrolling
+  // the strip alone (scrollIntoView also moves the page and its scrolling ancestors).
   useEffect(() => {
-    nav.current?.querySelector('.tab-active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const strip = nav.current;
+    const tab = strip?.querySelector('.tab-active');
+    if (!strip || !tab) return;
+    const s = strip.getBoundingClientRect();
+    const r = tab.getBoundingClientRect();
+    if (r.left < s.left) strip.scrollLeft -= s.left - r.left;
+    else if (r.right > s.right) strip.scrollLeft += r.right - s.right;
   }, [location]);
   const tabs: Tab[] = [{ href: '/settings/profile', label: t('settings.profileSettings') }];
   if (can(user, 'share')) tabs.push({ href: '/settings/shares', label: t('settings.shareManagement') });
