@@ -7,6 +7,8 @@ import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { Header } from '../layout/Header.tsx';
 import { Layout } from '../layout/Layout.tsx';
+import { SearchButton } from '../search/SearchButton.tsx';
+import { useTitle } from '../ui/useTitle.ts';
 
 interface Tab {
   href: string;
@@ -51,10 +53,17 @@ export function SettingsTabs() {
   );
 }
 
-/** A settings page: the app shell, the tabs, then the page's cards. */
-export function SettingsPage({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+/** A settings page: the app shell with the page's name (header and document title) and search, the tabs, then the page's cards. */
+export function SettingsPage({ title, children }: { title: string; children: ReactNode }) {
+  useTitle(title);
   return (
-    <Layout header={<Header>{actions}</Header>}>
+    <Layout
+      header={
+        <Header title={title}>
+          <SearchButton />
+        </Header>
+      }
+    >
       <div className="settings">
         <SettingsTabs />
         {children}

@@ -9,6 +9,11 @@ const SCREENS: Record<number, { icon: IconName; key: string }> = {
   500: { icon: 'alert', key: 'errors.internal' },
 };
 
+/** The icon and message key shown for an error code. */
+export function errorScreen(code: number, file = false): { icon: IconName; key: string } {
+  return code === 404 && file ? { icon: 'search', key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
+}
+
 /**
  * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display.
  * `file`: the URL names a file (no trailing slash), so a 404 reads "Cannot find this file" rather
@@ -16,7 +21,7 @@ const SCREENS: Record<number, { icon: IconName; key: string }> = {
  */
 export function ErrorScreen({ code, file = false }: { code: number; file?: boolean }) {
   const { t } = useTranslation();
-  const screen = code === 404 && file ? { icon: 'search' as const, key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
+  const screen = errorScreen(code, file);
   useTitle(t(screen.key));
   return (
     <div className="error-screen" role="alert">
