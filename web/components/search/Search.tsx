@@ -2,16 +2,15 @@
  * The search overlay (spec §2 "Search overlay", §4 "Search", §9): a text box, type shortcuts,
  * and results streamed from the server, 50 shown and 50 more near the bottom.
  */
-import { useSetAtom } from 'jotai';
+import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
 import { useFileOps } from '../../actions/files.ts';
-import { filesUrl, joinPath } from '../../lib/paths.ts';
+import { userAtom } from '../../state/auth.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
-import { Name } from '../ui/Name.tsx';
+import { SearchResultItem } from './SearchResultItem.tsx';
 import { useSearch } from './useSearch.ts';
 
 export const SEARCH_PAGE = 50;
@@ -29,6 +28,7 @@ export default function SearchOverlay() {
   const { currentDir } = useFileOps();
   const { t } = useTranslation();
   const setOpen = useSetAtom(searchOpenAtom);
+  const exactDates = useAtomValue(userAtom)?.dateFormat ?? false;
   const [value, setValue] = useState('');
   const [limit, setLimit] = useState(SEARCH_PAGE);
   const input = useRef<HTMLInputElement>(null);
@@ -132,19 +132,9 @@ export default function SearchOverlay() {
           )}
           {shown.length > 0 && (
             <ul className="search-list" aria-label={t('search.results', { count: results.length })}>
-              {shown.map((r) => {
-                const full = joinPath(dir, r.path);
-                return (
-                  <li key={r.path}>
-                    <Link href={filesUrl(full, r.dir)} className="search-result" onClick={() => setOpen(false)}>
-                      <Icon name={r.dir ? 'folder' : 'file'} className={r.dir ? 'search-folder' : undefined} />
-                      <span className="search-path">
-                        <Name name={r.path} />
-                      </span>
-                    </Link>
-                  </li>
-                );
-              })}
+              {shown.map((r) => (
+                <SearchResultItem key={r.path} dir={dir} result={r} exactDates={exactDates} onOpen={() => setOpen(false)} />
+              ))}
             </ul>
           )}
         </div>
