@@ -10,8 +10,6 @@ import { userAtom } from './state/auth.ts';
 import { moreOpenAtom, sidebarOpenAtom } from './state/layout.ts';
 import { closePromptsOnNavigateAtom } from './state/prompts.ts';
 import { clearSelectionAtom } from './state/selection.ts';
-import { Layout } from './components/layout/Layout.tsx';
-import { ErrorScreen } from './components/ui/ErrorScreen.tsx';
 import { Notifications } from './components/ui/Notifications.tsx';
 import { ProgressBar } from './components/ui/ProgressBar.tsx';
 import { Prompts } from './components/prompts/Prompts.tsx';
@@ -19,6 +17,7 @@ import { UploadPanel } from './components/upload/UploadPanel.tsx';
 import { searchOpenAtom } from './state/search.ts';
 import LoginPage from './pages/Login.tsx';
 import FilesPage from './pages/Files.tsx';
+import { ErrorPage } from './pages/ErrorPage.tsx';
 
 const ProfileSettingsPage = lazy(() => import('./pages/ProfileSettings.tsx'));
 const SharesSettingsPage = lazy(() => import('./pages/SharesSettings.tsx'));
@@ -138,19 +137,13 @@ export function App() {
             <SharePage />
           </Route>
           <Route path="/403">
-            <Layout>
-              <ErrorScreen code={403} />
-            </Layout>
+            <ErrorPage code={403} />
           </Route>
           <Route path="/404">
-            <Layout>
-              <ErrorScreen code={404} />
-            </Layout>
+            <ErrorPage code={404} />
           </Route>
           <Route path="/500">
-            <Layout>
-              <ErrorScreen code={500} />
-            </Layout>
+            <ErrorPage code={500} />
           </Route>
           <Route component={ToFiles} />
         </Switch>

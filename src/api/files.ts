@@ -45,10 +45,16 @@ export interface UsageDto {
   used: number;
 }
 
-/** One NDJSON line of GET /api/search. */
+/**
+ * One NDJSON line of GET /api/search: filebrowser's `dir` and `path`, and fm's `size` (bytes, 0 for
+ * a folder), `modified` (ISO time) and, for a file, its listing `type` (extra fields a filebrowser client ignores).
+ */
 export interface SearchResultDto {
   dir: boolean;
   path: string;
+  size: number;
+  modified: string;
+  type?: FileType;
 }
 
 export const CHECKSUM_ALGOS = ['md5', 'sha1', 'sha256', 'sha512'] as const;

@@ -80,7 +80,7 @@ describe('search and preview', () => {
     expect(await input.inputValue()).toBe('type:image ');
     await input.press('Enter');
     const results = page.getByRole('list', { name: /^Search results/ });
-    await expect.poll(() => results.getByRole('link').allInnerTexts()).toEqual(['media/a.jpg', 'media/b.png', 'media/c.jpg', 'media/scan.tif']);
+    await expect.poll(() => results.locator('.search-path').allInnerTexts()).toEqual(['media/a.jpg', 'media/b.png', 'media/c.jpg', 'media/scan.tif']);
     // Typing drops the old results; Enter searches again.
     await input.fill('item-');
     expect(await results.count()).toBe(0);

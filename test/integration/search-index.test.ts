@@ -145,6 +145,24 @@ describe('search index', () => {
     expect(await search(users[2].index, '/', 'report')).toEqual(['f report-bob.txt', 'f sub/deeper/report-deep.txt']);
   });
 
+  it('gives each result the same size, modified time and type as the walk does', async () => {
+    const lines = async (client: Client, q: string) => {
+      const res = await client.fetch(`/api/search/?query=${encodeURIComponent(q)}`);
+      return (await res.text())
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .sort((a, b) => String(a.path).localeCompare(String(b.path)));
+    };
+    for (const q of ['report', 'type:image', 'docs']) {
+      const expected = await lines(walkAdmin, q);
+      expect(expected.length, q).toBeGreaterThan(0);
+      expect(await lines(indexAdmin, q), q).toEqual(expected);
+    }
+    const [pdf] = (await lines(indexAdmin, '"Report 2024"')).filter((l) => !l.dir);
+    expect(pdf).toMatchObject({ size: fs.statSync(path.join(root, String(pdf.path))).size, type: 'pdf' });
+  });
+
   it('lists folder sizes from the index with ?dirsizes=true, without walking, and keeps them fresh', async () => {
     type Listing = { items: Array<{ name: string; isDir: boolean; dirSize?: number }> };
     const sizes = async () => {

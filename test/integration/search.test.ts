@@ -23,7 +23,12 @@ async function search(client: Client, dir: string, query: string): Promise<Line[
   const res = await client.fetch(`/api/search${dir}?query=${encodeURIComponent(query)}`);
   if (res.status !== 200) throw new Error(`search ${dir} ${query}: ${res.status} ${await res.text()}`);
   const lines = (await res.text()).split('\n').filter((l) => l.trim() !== '');
-  return lines.map((l) => JSON.parse(l) as Line).sort((a, b) => a.path.localeCompare(b.path));
+  return lines
+    .map((l) => {
+      const { dir, path } = JSON.parse(l) as Line;
+      return { dir, path };
+    })
+    .sort((a, b) => a.path.localeCompare(b.path));
 }
 const paths = (lines: Line[]) => lines.map((l) => l.path);
 
@@ -57,7 +62,7 @@ afterAll(async () => {
 });
 
 describe('GET /api/search', () => {
-  it('streams NDJSON lines {dir, path} with paths relative to the searched folder', async () => {
+  it('streams NDJSON lines {dir, path, size, modified, type} with paths relative to the searched folder', async () => {
     const res = await admin.fetch('/api/search/docs?query=report');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/x-ndjson');
@@ -65,7 +70,11 @@ describe('GET /api/search', () => {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Line);
-    expect(lines.every((l) => Object.keys(l).sort().join() === 'dir,path')).toBe(true);
+    expect(lines.every((l) => Object.keys(l).sort().join() === 'dir,modified,path,size,type')).toBe(true);
+    const pdf = lines.find((l) => l.path === 'Report 2024.pdf') as unknown as Record<string, unknown>;
+    const st = fs.statSync(path.join(fm.root, 'docs/Report 2024.pdf'));
+    expect(pdf).toMatchObject({ dir: false, size: 3000, type: 'pdf' });
+    expect(pdf.modified).toBe(new Date(st.mtimeMs).toISOString());
     expect(paths(lines).sort()).toEqual(['Report 2024.pdf', 'private/secret-report.txt', 'privateer/report-ok.txt', 'report-draft.txt']);
   });
 

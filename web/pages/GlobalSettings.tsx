@@ -12,7 +12,6 @@ import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { UserForm } from '../components/settings/UserForm.tsx';
 import { defaultsData, draftFrom, type UserDraft } from '../lib/userDraft.ts';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
-import { useTitle } from '../components/ui/useTitle.ts';
 import { useServerData } from '../components/ui/useServerData.ts';
 
 function DefaultsCard({ s }: { s: SettingsDto }) {
@@ -72,10 +71,10 @@ function CommandsCard({ s }: { s: SettingsDto }) {
 
 export default function GlobalSettingsPage() {
   const { t } = useTranslation();
-  useTitle(t('settings.globalSettings'));
+  const title = t('settings.globalSettings');
   const { data: s, error, retry } = useServerData(settingsQuery());
   return (
-    <SettingsPage>
+    <SettingsPage title={title}>
       {error !== null ? (
         <ErrorScreen code={error} onRetry={retry} />
       ) : s === null ? (

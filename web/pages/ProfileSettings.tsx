@@ -11,7 +11,6 @@ import { userAtom } from '../state/auth.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
-import { useTitle } from '../components/ui/useTitle.ts';
 
 function ProfileCard() {
   const { renewToken } = useSession();
@@ -150,9 +149,9 @@ function PasswordCard() {
 export default function ProfileSettingsPage() {
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
-  useTitle(t('settings.profileSettings'));
+  const title = t('settings.profileSettings');
   return (
-    <SettingsPage>
+    <SettingsPage title={title}>
       <div className="settings-cards">
         <ProfileCard />
         {!user.lockPassword && <PasswordCard />}

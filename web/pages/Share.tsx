@@ -31,7 +31,8 @@ export default function SharePage() {
   const { state, token, unlock } = usePublicShare(hash, subpath);
   const [format, setFormat] = useState<string>('zip');
   const res = state.kind === 'ok' ? state.res : null;
-  useTitle(res ? displayName(res.name) || t('share.title') : t('share.title'));
+  const title = res ? displayName(res.name) || t('share.title') : t('share.title');
+  useTitle(title);
 
   const dl: ShareDownloadUrl = (path, opts = {}) => withBase(publicDownloadUrl('', hash, path, { ...opts, token: token || undefined }));
 
@@ -55,5 +56,6 @@ export default function SharePage() {
       </div>
     );
   }
-  return <Layout header={<Header />}>{body}</Layout>;
+  // A visitor of a share has no files to search: the header names the share only.
+  return <Layout header={<Header title={title} />}>{body}</Layout>;
 }

@@ -18,7 +18,6 @@ import { ShareDuration } from '../components/settings/ShareDuration.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { IconButton } from '../components/ui/Button.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
-import { useTitle } from '../components/ui/useTitle.ts';
 import { useServerData } from '../components/ui/useServerData.ts';
 import { displayName } from '../lib/names.ts';
 import { Name } from '../components/ui/Name.tsx';
@@ -28,7 +27,7 @@ export default function SharesSettingsPage() {
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
   const showPrompt = useSetAtom(showPromptAtom);
-  useTitle(t('settings.shareManagement'));
+  const title = t('settings.shareManagement');
   const admin = user.perm.admin;
   const allowed = can(user, 'share');
   const queryClient = useQueryClient();
@@ -52,7 +51,7 @@ export default function SharesSettingsPage() {
 
   if (!allowed) {
     return (
-      <SettingsPage>
+      <SettingsPage title={title}>
         <ErrorScreen code={403} />
       </SettingsPage>
     );
@@ -88,7 +87,7 @@ export default function SharesSettingsPage() {
   };
 
   return (
-    <SettingsPage>
+    <SettingsPage title={title}>
       <section className="card card-wide" aria-labelledby="shares-title">
         <h2 className="card-title" id="shares-title">
           {t('settings.shareManagement')}

@@ -22,7 +22,6 @@ import { changedFields, draftFrom, isSensitive, userData, type UserDraft } from 
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { useAction } from '../components/ui/useAction.ts';
-import { useTitle } from '../components/ui/useTitle.ts';
 
 interface Loaded {
   saved: UserDraft;
@@ -43,7 +42,7 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [draft, setDraft] = useState<UserDraft | null>(null);
   const [error, setError] = useState<number | null>(null);
-  useTitle(isNew ? t('settings.newUser') : (loaded?.saved.username ?? t('settings.user')));
+  const title = isNew ? t('settings.newUser') : (loaded?.saved.username ?? t('settings.user'));
 
   useEffect(() => {
     if (id < 0) {
@@ -124,7 +123,7 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
     });
 
   return (
-    <SettingsPage>
+    <SettingsPage title={title}>
       {error !== null ? (
         <ErrorScreen code={error} />
       ) : !draft || !loaded ? (

@@ -5,15 +5,14 @@ import { usersQuery } from '../api/queries.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
-import { useTitle } from '../components/ui/useTitle.ts';
 import { useServerData } from '../components/ui/useServerData.ts';
 
 export default function UsersSettingsPage() {
   const { t } = useTranslation();
-  useTitle(t('settings.users'));
+  const title = t('settings.users');
   const { data: users, error, retry } = useServerData(usersQuery());
   return (
-    <SettingsPage>
+    <SettingsPage title={title}>
       <section className="card card-wide" aria-labelledby="users-title">
         <div className="card-header">
           <h2 className="card-title" id="users-title">

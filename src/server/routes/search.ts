@@ -1,6 +1,7 @@
 /**
  * GET /api/search/{dir}?query=: matches under a folder, streamed as NDJSON lines
- * `{"dir":bool,"path":"rel/to/dir"}` as they are found (query syntax: services/search/query.ts).
+ * `{"dir":bool,"path":"rel/to/dir","size":n,"modified":"iso","type":"image"}` as they are found
+ * (query syntax: services/search/query.ts; `type` for files only).
  * The search stops when the client disconnects.
  */
 import Router from '@koa/router';
@@ -11,6 +12,8 @@ import { inputOf, validate } from '../middleware/validate.ts';
 import { authenticate } from '../middleware/auth.ts';
 import type { Access, Target } from '../../services/files/gate.ts';
 import { parseQuery } from '../../services/search/query.ts';
+import { isoTime } from '../../services/files/listing.ts';
+import { listingType } from '../../services/files/types.ts';
 import { ndjsonStream } from '../../services/search/ndjson.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
@@ -44,7 +47,10 @@ async function* results(
   const base = target.virtual === '/' ? '/' : `${target.virtual}/`;
   for await (const r of service.search(access, target, query, signal)) {
     if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
-    yield { dir: r.dir, path: r.virtual.slice(base.length) };
+    const path = r.virtual.slice(base.length);
+    const line: SearchResultDto = { dir: r.dir, path, size: r.size, modified: isoTime(r.mtimeMs) };
+    if (!r.dir) line.type = listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
+    yield line;
   }
 }
 

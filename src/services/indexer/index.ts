@@ -38,6 +38,8 @@ export interface IndexHit {
   rel: string;
   isDir: boolean;
   isLink: boolean;
+  size: number;
+  mtimeMs: number;
 }
 
 export interface IndexOptions {
@@ -292,7 +294,7 @@ export class SearchIndex {
     };
     const hit = (id: number): IndexHit => {
       const full = store.pathOf(id);
-      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id) };
+      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.size[id], mtimeMs: store.mtime[id] };
     };
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
     if (!lists) {

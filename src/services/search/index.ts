@@ -15,6 +15,9 @@ export interface SearchResult {
   /** Virtual path of the match (relative to the access root, like every gate path). */
   virtual: string;
   dir: boolean;
+  /** Bytes (0 for a folder) and modification time of the entry, or of a link's target. */
+  size: number;
+  mtimeMs: number;
 }
 
 export interface SearchService {

@@ -35,13 +35,14 @@ export class IndexedSearch implements SearchService {
       if (signal.aborted) return;
       const virtual = `${base}/${hit.rel}`;
       if (!this.visibleWithAncestors(access, base, virtual)) continue;
-      let dir = hit.isDir;
+      let { isDir: dir, size, mtimeMs } = hit;
       if (hit.isLink) {
         const resolved = this.gate.resolveLinkEntry(access, `${rootAbs}/${hit.rel}`);
         if (resolved === 'denied') continue;
         dir = resolved !== 'dangling' && resolved.stat.isDirectory();
+        if (resolved !== 'dangling') ({ size, mtimeMs } = resolved.stat);
       }
-      yield { virtual, dir };
+      yield { virtual, dir, size: dir ? 0 : size, mtimeMs };
     }
   }
 

@@ -40,7 +40,9 @@ export class WalkSearch implements SearchService {
         if (!st) continue; // vanished meanwhile
       }
       if (matches(query, { name: dirent.name, isDir, size: st?.size, mtimeMs: st?.mtimeMs })) {
-        yield { virtual: entry.virtual, dir: isDir };
+        // Only matches are stat-ed for the result's size and date, not every entry walked.
+        const info = st ?? lstatOrUndefined(entry.abs);
+        yield { virtual: entry.virtual, dir: isDir, size: isDir ? 0 : (info?.size ?? 0), mtimeMs: info?.mtimeMs ?? 0 };
       }
     }
   }

@@ -12,8 +12,12 @@ export function SelectionBar({ ctx }: { ctx: ActionContext }) {
   return (
     <div className="selection-bar" role="toolbar" aria-label={t('files.selectionActions')}>
       <IconButton icon="close" label={t('buttons.clearSelection')} onClick={() => clear()} />
+      {/* Phones show the number alone so every action fits; the full label stays for screen readers. */}
       <p className="selection-count" aria-live="polite">
-        {t('files.selectedCount', { count: ctx.selectedCount })}
+        <span className="selection-count-label">{t('files.selectedCount', { count: ctx.selectedCount })}</span>
+        <span className="selection-count-number" aria-hidden="true">
+          {ctx.selectedCount}
+        </span>
       </p>
       <div className="selection-actions">
         {actions.map((a) => (

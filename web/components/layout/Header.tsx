@@ -1,4 +1,4 @@
-/** The header bar: menu button (narrow screens), logo, page actions, and a more-actions dropdown with an overlay. */
+/** The header bar: menu button (narrow screens), logo, the page's name (pages other than the file browser), search or other content, page actions, and a more-actions dropdown with an overlay. */
 import { useAtom, useSetAtom } from 'jotai';
 import { useEffect, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -18,7 +18,7 @@ export interface HeaderAction {
   pressed?: boolean;
 }
 
-export function Header({ actions = [], children }: { actions?: HeaderAction[]; children?: ReactNode }) {
+export function Header({ title, actions = [], children }: { title?: string; actions?: HeaderAction[]; children?: ReactNode }) {
   const { t } = useTranslation();
   const narrow = useNarrow();
   const setSidebar = useSetAtom(sidebarOpenAtom);
@@ -51,7 +51,11 @@ export function Header({ actions = [], children }: { actions?: HeaderAction[]; c
     <header className="header">
       {narrow && <IconButton icon="menu" label={t('buttons.toggleSidebar')} onClick={() => setSidebar((o) => !o)} />}
       <img className="header-logo" src={settings.Logo} alt={instanceName} width={32} height={32} />
-      <div className="header-title">{children}</div>
+      <div className="header-title">
+        {/* Not a heading: the page's own cards carry the headings, often with this very name. */}
+        {title !== undefined && <p className="header-page-name">{title}</p>}
+        {children}
+      </div>
       <div className="header-actions">
         {inline.map((a) => button(a))}
         {dropdown.length > 0 && (

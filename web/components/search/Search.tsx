@@ -2,18 +2,16 @@
  * The search overlay (spec §2 "Search overlay", §4 "Search", §9): a text box, type shortcuts,
  * and results streamed from the server, 50 shown and 50 more near the bottom.
  */
-import { useSetAtom } from 'jotai';
+import { useAtomValue, useSetAtom } from 'jotai';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link } from 'wouter';
-import { search, type SearchResult } from '../../api/search.ts';
 import { useFileOps } from '../../actions/files.ts';
-import { useNotify } from '../../actions/notify.ts';
-import { filesUrl, joinPath } from '../../lib/paths.ts';
+import { userAtom } from '../../state/auth.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
-import { Name } from '../ui/Name.tsx';
+import { SearchResultItem } from './SearchResultItem.tsx';
+import { useSearch } from './useSearch.ts';
 
 export const SEARCH_PAGE = 50;
 /** More results are shown when the list is scrolled this close to its end (px). */
@@ -28,20 +26,17 @@ const TYPES: { type: string; icon: IconName; label: string }[] = [
 
 export default function SearchOverlay() {
   const { currentDir } = useFileOps();
-  const { showError } = useNotify();
   const { t } = useTranslation();
   const setOpen = useSetAtom(searchOpenAtom);
+  const exactDates = useAtomValue(userAtom)?.dateFormat ?? false;
   const [value, setValue] = useState('');
-  const [results, setResults] = useState<SearchResult[]>([]);
-  const [state, setState] = useState<'idle' | 'searching' | 'done'>('idle');
   const [limit, setLimit] = useState(SEARCH_PAGE);
   const input = useRef<HTMLInputElement>(null);
-  const running = useRef<AbortController | null>(null);
   const dir = useRef(currentDir()).current;
+  const { results, state, run, runSoon, clear } = useSearch(dir);
 
   const close = () => {
-    running.current?.abort();
-    setResults([]);
+    clear();
     setOpen(false);
   };
 
@@ -52,7 +47,6 @@ export default function SearchOverlay() {
     input.current?.focus();
     return () => {
       document.body.style.overflow = prev;
-      running.current?.abort();
     };
   }, []);
 
@@ -68,38 +62,21 @@ export default function SearchOverlay() {
     return () => window.removeEventListener('keydown', onKey, true);
   });
 
-  const submit = async () => {
-    const query = value.trim();
-    if (!query) return;
-    running.current?.abort();
-    const ac = new AbortController();
-    running.current = ac;
-    setResults([]);
-    setLimit(SEARCH_PAGE);
-    setState('searching');
-    try {
-      await search(dir, query, (batch) => setResults((r) => [...r, ...batch]), ac.signal);
-      if (!ac.signal.aborted) setState('done');
-    } catch (err) {
-      if (ac.signal.aborted) return;
-      setState('idle');
-      showError(err);
-    }
-  };
-
+  // Spec §4: Enter submits; any other key (arrows and Shift included) clears the old results.
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>) => {
+    setLimit(SEARCH_PAGE);
     if (e.key === 'Enter') {
       e.preventDefault();
-      void submit();
-    }
+      void run(value);
+    } else clear();
   };
 
+  // A changed query runs once typing pauses.
   const change = (v: string) => {
-    // A new query: the old results go.
-    running.current?.abort();
+    clear();
     setValue(v);
-    setResults([]);
-    setState('idle');
+    setLimit(SEARCH_PAGE);
+    runSoon(v);
   };
 
   const addType = (type: string) => {
@@ -148,21 +125,16 @@ export default function SearchOverlay() {
           )}
           {state === 'done' && results.length === 0 && <p className="search-empty">{t('search.noResults')}</p>}
           {results.length === 0 && state === 'idle' && <p className="search-hint">{t('search.hint')}</p>}
+          {results.length > 0 && (
+            <p className="search-count" aria-live="polite">
+              {t('search.results', { count: results.length })}
+            </p>
+          )}
           {shown.length > 0 && (
             <ul className="search-list" aria-label={t('search.results', { count: results.length })}>
-              {shown.map((r) => {
-                const full = joinPath(dir, r.path);
-                return (
-                  <li key={r.path}>
-                    <Link href={filesUrl(full, r.dir)} className="search-result" onClick={() => setOpen(false)}>
-                      <Icon name={r.dir ? 'folder' : 'file'} className={r.dir ? 'search-folder' : undefined} />
-                      <span className="search-path">
-                        <Name name={r.path} />
-                      </span>
-                    </Link>
-                  </li>
-                );
-              })}
+              {shown.map((r) => (
+                <SearchResultItem key={r.path} dir={dir} result={r} exactDates={exactDates} onOpen={() => setOpen(false)} />
+              ))}
             </ul>
           )}
         </div>

@@ -7,6 +7,8 @@ import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { Header } from '../layout/Header.tsx';
 import { Layout } from '../layout/Layout.tsx';
+import { SearchButton } from '../search/SearchButton.tsx';
+import { useTitle } from '../ui/useTitle.ts';
 
 interface Tab {
   href: string;
@@ -20,9 +22,16 @@ export function SettingsTabs() {
   const user = useAtomValue(userAtom);
   const [location] = useLocation();
   const nav = useRef<HTMLElement>(null);
-  // On a narrow screen the tabs scroll sideways: keep the current one in view.
+  // On a narrow screen the tabs scroll sideways: bring the whole current tab into view by scrolling
+  // the strip alone (scrollIntoView also moves the page and its scrolling ancestors).
   useEffect(() => {
-    nav.current?.querySelector('.tab-active')?.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const strip = nav.current;
+    const tab = strip?.querySelector('.tab-active');
+    if (!strip || !tab) return;
+    const s = strip.getBoundingClientRect();
+    const r = tab.getBoundingClientRect();
+    if (r.left < s.left) strip.scrollLeft -= s.left - r.left;
+    else if (r.right > s.right) strip.scrollLeft += r.right - s.right;
   }, [location]);
   const tabs: Tab[] = [{ href: '/settings/profile', label: t('settings.profileSettings') }];
   if (can(user, 'share')) tabs.push({ href: '/settings/shares', label: t('settings.shareManagement') });
@@ -44,10 +53,17 @@ export function SettingsTabs() {
   );
 }
 
-/** A settings page: the app shell, the tabs, then the page's cards. */
-export function SettingsPage({ children, actions }: { children: ReactNode; actions?: ReactNode }) {
+/** A settings page: the app shell with the page's name (header and document title) and search, the tabs, then the page's cards. */
+export function SettingsPage({ title, children }: { title: string; children: ReactNode }) {
+  useTitle(title);
   return (
-    <Layout header={<Header>{actions}</Header>}>
+    <Layout
+      header={
+        <Header title={title}>
+          <SearchButton />
+        </Header>
+      }
+    >
       <div className="settings">
         <SettingsTabs />
         {children}

@@ -21,6 +21,11 @@ export interface ErrorScreenProps {
   home?: string;
 }
 
+/** The icon and message key shown for an error code. */
+export function errorScreen(code: number, file = false): { icon: IconName; key: string } {
+  return code === 404 && file ? { icon: 'search', key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
+}
+
 /**
  * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display
  * (spec §8 "Error catalogue"). Never a dead end: Back (when there is history), Home and Retry; a lost
@@ -28,7 +33,7 @@ export interface ErrorScreenProps {
  */
 export function ErrorScreen({ code, file = false, onRetry, home = '/files/' }: ErrorScreenProps) {
   const { t } = useTranslation();
-  const screen = code === 404 && file ? { icon: 'search' as const, key: 'errors.fileNotFound' } : (SCREENS[code] ?? SCREENS[500]);
+  const screen = errorScreen(code, file);
   useTitle(t(screen.key));
   const retry = onRetry ?? (() => window.location.reload());
   useEffect(() => {
