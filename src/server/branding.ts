@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isWithin } from '../services/files/paths.ts';
 
 export const BRANDING_MAX_BYTES = 1024 * 1024;
 
@@ -27,11 +28,6 @@ type Located = { real: string; size: number } | { refused: string };
 
 export type BrandingFile = { body: Buffer; type: string } | { refused: string };
 
-const within = (dir: string, p: string) => {
-  const rel = path.relative(dir, p);
-  return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-};
-
 /** Where a branding file really is; undefined when there is none (or no folder is set). */
 async function locate(folder: string, name: BrandingName): Promise<Located | undefined> {
   if (!folder) return undefined;
@@ -43,7 +39,7 @@ async function locate(folder: string, name: BrandingName): Promise<Located | und
   } catch {
     return undefined;
   }
-  if (!within(dir, real)) return { refused: `${name} leads out of the branding folder` };
+  if (real === dir || !isWithin(dir, real)) return { refused: `${name} leads out of the branding folder` };
   const st = await fs.promises.stat(real).catch(() => undefined);
   if (!st) return undefined;
   if (!st.isFile()) return { refused: `${name} is not a regular file` };

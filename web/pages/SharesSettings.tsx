@@ -1,5 +1,5 @@
 /** /settings/shares: the caller's share links (admins: everyone's), with delete and copy-link (spec §2 "Shares settings"). */
-import { useAtomValue, useSetAtom } from 'jotai';
+import { useAtomValue } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import { useQueryClient } from '@tanstack/react-query';
 import { keys } from '../api/queries.ts';
@@ -12,21 +12,20 @@ import { copyText } from '../lib/clipboard.ts';
 import { can } from '../lib/perm.ts';
 import { shareUrl, sortShares } from '../lib/shareLinks.ts';
 import { userAtom } from '../state/auth.ts';
-import { showPromptAtom } from '../state/prompts.ts';
+import { PasswordBadge, useConfirmShareDelete } from '../components/share/shareLinkParts.tsx';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ShareDuration } from '../components/settings/ShareDuration.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
 import { IconButton } from '../components/ui/Button.tsx';
 import { Icon } from '../components/ui/Icon.tsx';
 import { useServerData } from '../components/ui/useServerData.ts';
-import { displayName } from '../lib/names.ts';
 import { Name } from '../components/ui/Name.tsx';
 
 export default function SharesSettingsPage() {
   const { showError, showSuccess } = useNotify();
   const { t } = useTranslation();
   const user = useAtomValue(userAtom)!;
-  const showPrompt = useSetAtom(showPromptAtom);
+  const confirmShareDelete = useConfirmShareDelete();
   const title = t('settings.shareManagement');
   const admin = user.perm.admin;
   const allowed = can(user, 'share');
@@ -58,23 +57,15 @@ export default function SharesSettingsPage() {
   }
 
   const remove = (link: ShareDto) =>
-    showPrompt({
-      name: 'confirm',
-      props: {
-        title: t('prompts.shareDeleteTitle'),
-        message: t('prompts.shareDeleteMessage', { path: displayName(link.path) }),
-        confirm: t('buttons.delete'),
-        onConfirm: async () => {
-          try {
-            await sharesApi.remove(link.hash);
-          } catch (err) {
-            showError(err);
-            throw err;
-          }
-          void queryClient.invalidateQueries({ queryKey: keys.shares });
-          showSuccess(t('settings.shareDeleted'));
-        },
-      },
+    confirmShareDelete(link, async () => {
+      try {
+        await sharesApi.remove(link.hash);
+      } catch (err) {
+        showError(err);
+        throw err;
+      }
+      void queryClient.invalidateQueries({ queryKey: keys.shares });
+      showSuccess(t('settings.shareDeleted'));
     });
 
   const copy = async (link: ShareDto) => {
@@ -121,12 +112,7 @@ export default function SharesSettingsPage() {
                       <a href={shareUrl(window.location.origin, settings.BaseURL, link.hash)} target="_blank" rel="noopener noreferrer">
                         <Name name={link.path} />
                       </a>
-                      {link.hasPassword && (
-                        <span className="badge" title={t('settings.passwordProtected')}>
-                          <Icon name="lock" size={14} />
-                          <span className="visually-hidden">{t('settings.passwordProtected')}</span>
-                        </span>
-                      )}
+                      {link.hasPassword && <PasswordBadge />}
                     </td>
                     <td>
                       <ShareDuration expire={link.expire} />

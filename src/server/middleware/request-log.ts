@@ -1,5 +1,4 @@
-/** One line per request: client address, method, path (never the query, which may hold secrets), status, time. */
-import { clientAddress } from '../client-address.ts';
+/** One line per request: client address (ctx.ip, which the edge sets from trusted proxies), method, path (never the query, which may hold secrets), status, time. */
 import type { FmMiddleware } from '../types.ts';
 
 let counter = 0;
@@ -14,7 +13,7 @@ export function requestLog(write: ((line: string) => void) | undefined): FmMiddl
       if (write) {
         const log = () => {
           const ms = Number(process.hrtime.bigint() - started) / 1e6;
-          write(`${new Date().toISOString()} ${clientAddress(ctx)} ${ctx.method} ${ctx.path} ${ctx.status} ${ms.toFixed(1)}ms`);
+          write(`${new Date().toISOString()} ${ctx.ip} ${ctx.method} ${ctx.path} ${ctx.status} ${ms.toFixed(1)}ms`);
         };
         // Log when the response is done, so streamed bodies are timed to the end.
         if (ctx.res.writableFinished || ctx.respond === false) log();

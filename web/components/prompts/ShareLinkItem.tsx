@@ -1,17 +1,14 @@
 /** One link in the share dialog: its expiry, a lock when it has a password, copy and delete (after confirmation). */
-import { useSetAtom } from 'jotai';
 import { useTranslation } from 'react-i18next';
 import type { ResourceItem } from '../../api/resources.ts';
 import type { ShareDto } from '../../api/shares.ts';
 import { type Notifier, useNotify } from '../../actions/notify.ts';
 import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
-import { displayName } from '../../lib/names.ts';
 import { publicDownloadUrl, shareUrl } from '../../lib/shareLinks.ts';
-import { showPromptAtom } from '../../state/prompts.ts';
+import { PasswordBadge, useConfirmShareDelete } from '../share/shareLinkParts.tsx';
 import { ShareDuration } from '../settings/ShareDuration.tsx';
 import { IconButton } from '../ui/Button.tsx';
-import { Icon } from '../ui/Icon.tsx';
 
 async function copy(text: string, done: string, notify: Notifier): Promise<void> {
   try {
@@ -32,29 +29,14 @@ interface ShareLinkItemProps {
 export function ShareLinkItem({ item, link, onDelete }: ShareLinkItemProps) {
   const { t } = useTranslation();
   const notify = useNotify();
-  const showPrompt = useSetAtom(showPromptAtom);
+  const confirmShareDelete = useConfirmShareDelete();
   const origin = window.location.origin;
-  // As the share settings table does: a link is not deleted on a single stray click.
-  const confirmDelete = () =>
-    showPrompt({
-      name: 'confirm',
-      props: {
-        title: t('prompts.shareDeleteTitle'),
-        message: t('prompts.shareDeleteMessage', { path: displayName(link.path) }),
-        confirm: t('buttons.delete'),
-        onConfirm: () => onDelete(link),
-      },
-    });
+  const confirmDelete = () => confirmShareDelete(link, () => onDelete(link));
   return (
     <li className="share-link" data-hash={link.hash}>
       <span className="share-link-expiry">
         <ShareDuration expire={link.expire} />
-        {link.hasPassword && (
-          <span className="badge" title={t('settings.passwordProtected')}>
-            <Icon name="lock" size={14} />
-            <span className="visually-hidden">{t('settings.passwordProtected')}</span>
-          </span>
-        )}
+        {link.hasPassword && <PasswordBadge />}
       </span>
       <span className="share-link-actions">
         <IconButton
