@@ -57,21 +57,32 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
   const tusSettings = window.FM?.TusSettings;
   if (!tusSettings) throw new Error('Tus.io settings are not defined');
   const file = job.file!;
-  const createPath = `/api/tus${encodePath(job.path)}?override=${job.overwrite}`;
-  const res = await untilAnswered(o, () =>
-    request(createPath, {
-      method: 'POST',
-      headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
-      signal: o.signal,
-    }),
-  );
+  const uploadPath = `/api/tus${encodePath(job.path)}`;
+  const createPath = `${uploadPath}?override=${job.overwrite}`;
+  // A cancel while the upload is being created (before tus-js-client holds it, whose abort
+  // terminates it): the server may already have it, so it is terminated here.
+  const terminate = () => void request(uploadPath, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } }).catch(() => undefined);
+  let res: Response;
+  try {
+    res = await untilAnswered(o, () =>
+      request(createPath, {
+        method: 'POST',
+        headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
+        signal: o.signal,
+      }),
+    );
+  } catch (err) {
+    if (o.signal.aborted) terminate();
+    throw err;
+  }
   if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
   // An empty file is complete at its creation.
   if (file.size === 0) return;
   const base = window.location.href;
-  const location = new URL(res.headers.get('Location') || withBase(`/api/tus${encodePath(job.path)}`), base).href;
+  const location = new URL(res.headers.get('Location') || withBase(uploadPath), base).href;
   const { Upload } = await import('tus-js-client');
-  if (!o.current()) return;
+  if (o.signal.aborted) terminate();
+  if (!o.current() || o.signal.aborted) return;
   await new Promise<void>((resolve, reject) => {
     const upload = new Upload(file, {
       uploadUrl: location,
