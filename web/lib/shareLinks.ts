@@ -36,6 +36,18 @@ export function publicDownloadUrl(base: string, hash: string, path = '/', opts: 
   return `${base}/api/public/dl/${encodeURIComponent(hash)}${sub(path)}${qs ? `?${qs}` : ''}`;
 }
 
+/**
+ * `/base/api/public/preview/{thumb|big}/{hash}/{path}?key=…`: an image of the link at thumbnail
+ * or screen size. `key` (the file's modification time) lets the browser keep it for long.
+ */
+export function publicPreviewUrl(base: string, hash: string, path: string, size: 'thumb' | 'big', opts: { token?: string; modified?: string } = {}): string {
+  const q = new URLSearchParams();
+  if (opts.modified) q.set('key', String(Date.parse(opts.modified) || opts.modified));
+  if (opts.token) q.set('token', opts.token);
+  const qs = q.toString();
+  return `${base}/api/public/preview/${size}/${encodeURIComponent(hash)}${sub(path)}${qs ? `?${qs}` : ''}`;
+}
+
 /** The share page's path for a share URL (`/share/{hash}/{subpath}`): hash and decoded subpath. */
 export function parseSharePath(rawPathname: string): { hash: string; subpath: string } | undefined {
   const m = /^\/share\/([^/]+)(\/.*)?$/.exec(rawPathname);

@@ -10,11 +10,11 @@ import { settings, withBase } from '../config.ts';
 import { currentAppPath } from '../lib/navigate.ts';
 import { baseName } from '../lib/paths.ts';
 import { displayName } from '../lib/names.ts';
-import { parseSharePath, publicDownloadUrl, shareUrl } from '../lib/shareLinks.ts';
+import { parseSharePath, publicDownloadUrl, publicPreviewUrl, shareUrl } from '../lib/shareLinks.ts';
 import { Header } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
 import { ShareCrumbs } from '../components/share/ShareCrumbs.tsx';
-import { ShareFolder, type ShareDownloadUrl } from '../components/share/ShareFolder.tsx';
+import { ShareFolder, type ShareDownloadUrl, type SharePreviewUrl } from '../components/share/ShareFolder.tsx';
 import { ShareInfo } from '../components/share/ShareInfo.tsx';
 import { SharePassword } from '../components/share/SharePassword.tsx';
 import { usePublicShare } from '../components/share/usePublicShare.ts';
@@ -35,6 +35,7 @@ export default function SharePage() {
   useTitle(title);
 
   const dl: ShareDownloadUrl = (path, opts = {}) => withBase(publicDownloadUrl('', hash, path, { ...opts, token: token || undefined }));
+  const preview: SharePreviewUrl = (path, size, modified) => withBase(publicPreviewUrl('', hash, path, size, { token: token || undefined, modified }));
 
   let body;
   if (state.kind === 'loading') body = <p className="card-muted share-loading">{t('files.loading')}</p>;
@@ -50,8 +51,8 @@ export default function SharePage() {
       <div className="share-page">
         <ShareCrumbs hash={hash} root={r.isDir && subpath === '/' ? name : undefined} subpath={subpath} />
         <div className="share-grid">
-          <ShareInfo res={r} name={name} subpath={subpath} items={items} pageLink={pageLink} format={format} onFormat={setFormat} dl={dl} />
-          {r.isDir && <ShareFolder key={`${hash}${subpath}`} hash={hash} items={items} format={format} dl={dl} />}
+          <ShareInfo res={r} name={name} subpath={subpath} items={items} pageLink={pageLink} format={format} onFormat={setFormat} dl={dl} preview={preview} />
+          {r.isDir && <ShareFolder key={`${hash}${subpath}`} hash={hash} items={items} format={format} dl={dl} preview={preview} />}
         </div>
       </div>
     );

@@ -23,10 +23,11 @@ import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/preview/';
 const LONG_CACHE = 'private, max-age=31536000, immutable';
-const previewInput = {
-  params: z.object({ size: z.enum(PREVIEW_SIZES, { error: (i) => `unknown preview size "${String(i.input)}" (use thumb or big)` }) }),
-  query: PreviewQuerySchema,
-};
+/** `:size` of a preview URL, for this route and the share's (routes/public.ts). */
+export const PreviewSizeParams = z.object({
+  size: z.enum(PREVIEW_SIZES, { error: (i) => `unknown preview size "${String(i.input)}" (use thumb or big)` }),
+});
+const previewInput = { params: PreviewSizeParams, query: PreviewQuerySchema };
 
 async function getPreview(ctx: FmContext): Promise<void> {
   const rest = ctx.path.slice(PREFIX.length);
@@ -35,6 +36,14 @@ async function getPreview(ctx: FmContext): Promise<void> {
   const { path: virtual } = parseRequestPath(slash < 0 ? '/' : rest.slice(slash));
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
+  await servePreview(ctx, target, size, inputOf(ctx, previewInput).query.key);
+}
+
+/**
+ * Answers the preview of a file the caller may download (resolved by the caller through the
+ * gate: the user's access here, a share's in routes/public.ts).
+ */
+export async function servePreview(ctx: FmContext, target: Target, size: PreviewSize, key: string | undefined): Promise<void> {
   if (!target.stat?.isFile() || previewPlan(target.virtual) === undefined) {
     throw new UnsupportedError(`${displayName(baseName(target.virtual)) || 'the root folder'} is not an image`);
   }
@@ -48,7 +57,7 @@ async function getPreview(ctx: FmContext): Promise<void> {
   ctx.set('ETag', `"${variant}-${st.ino.toString(36)}-${Math.round(st.mtimeMs * 1000).toString(36)}-${st.size.toString(36)}"`);
   ctx.lastModified = new Date(stamp);
   // Set only on success: an error must never be cached for a year.
-  const cacheControl = keyMatches(inputOf(ctx, previewInput).query.key, stamp) ? LONG_CACHE : 'private, no-cache';
+  const cacheControl = keyMatches(key, stamp) ? LONG_CACHE : 'private, no-cache';
   if (ctx.fresh) {
     ctx.status = 304;
     ctx.set('Cache-Control', cacheControl);

@@ -1,6 +1,7 @@
 /**
- * Public share access, no login: GET /api/public/share/{hash}/{subpath} (info or listing) and
- * GET /api/public/dl/{hash}/{subpath} (downloads). Every request opens the link through the
+ * Public share access, no login: GET /api/public/share/{hash}/{subpath} (info or listing),
+ * GET /api/public/dl/{hash}/{subpath} (downloads) and GET /api/public/preview/{thumb|big}/{hash}/{subpath}
+ * (image previews, as /api/preview answers them for the owner). Every request opens the link through the
  * share service, which re-checks the owner, their permissions, scope and rules via the gate.
  */
 import Router from '@koa/router';
@@ -8,8 +9,9 @@ import { NotFoundError } from '../../errors.ts';
 import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
 import { serveDownload } from '../download.ts';
+import { PreviewSizeParams, servePreview } from './preview.ts';
 import type { OpenShare } from '../../services/shares.ts';
-import { DownloadQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
+import { DownloadQuerySchema, PreviewQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
@@ -17,6 +19,8 @@ const INFO_PREFIX = '/api/public/share';
 const DL_PREFIX = '/api/public/dl';
 const infoInput = { query: PublicQuerySchema };
 const dlInput = { query: PublicQuerySchema.extend(DownloadQuerySchema.shape) };
+const PREVIEW_PREFIX = '/api/public/preview';
+const previewInput = { params: PreviewSizeParams, query: PublicQuerySchema.extend(PreviewQuerySchema.shape) };
 
 /** Splits `/{hash}/{subpath}` after a prefix: the hash exactly, the subpath decoded once and cleaned. */
 function hashAndSubpath(ctx: FmContext, prefix: string): { hash: string; subpath: string } {
@@ -79,9 +83,17 @@ async function shareDownload(ctx: FmContext): Promise<void> {
   });
 }
 
+/** A thumbnail or a screen-sized image of a file in the link, for the share page's gallery. */
+async function sharePreview(ctx: FmContext): Promise<void> {
+  const { params, query } = inputOf(ctx, previewInput);
+  const { target } = await openShare(ctx, `${PREVIEW_PREFIX}/${params.size}`);
+  await servePreview(ctx, target, params.size, query.key);
+}
+
 export function publicRouter(): FmRouter {
   const router: FmRouter = new Router();
   router.get(`${INFO_PREFIX}/{*path}`, validate(infoInput), shareInfo);
   router.get(`${DL_PREFIX}/{*path}`, validate(dlInput), shareDownload);
+  router.get(`${PREVIEW_PREFIX}/:size/{*path}`, validate(previewInput), sharePreview);
   return router;
 }

@@ -20,8 +20,19 @@ export const SHARE_PAGE_ITEMS = 100;
 /** The public download URL of a path inside the share. */
 export type ShareDownloadUrl = (path: string, opts?: { inline?: boolean; algo?: string; files?: string[] }) => string;
 
+/** The public preview URL of an image inside the share (`modified` makes it cacheable). */
+export type SharePreviewUrl = (path: string, size: 'thumb' | 'big', modified?: string) => string;
+
 /** `items` come in the server's order. The page remounts this per location (selection and paging start again). */
-export function ShareFolder({ hash, items, format, dl }: { hash: string; items: ResourceItem[]; format: string; dl: ShareDownloadUrl }) {
+export interface ShareFolderProps {
+  hash: string;
+  items: ResourceItem[];
+  format: string;
+  dl: ShareDownloadUrl;
+  preview: SharePreviewUrl;
+}
+
+export function ShareFolder({ hash, items, format, dl, preview }: ShareFolderProps) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
   const copy = useCopyLink();
@@ -73,7 +84,11 @@ export function ShareFolder({ hash, items, format, dl }: { hash: string; items: 
                   aria-label={t('share.select', { name: displayName(item.name) })}
                   onChange={() => toggle(item.path)}
                 />
-                <Icon name={iconFor(item)} className={item.isDir ? 'share-item-folder' : undefined} />
+                {settings.EnableThumbs && item.type === 'image' ? (
+                  <img className="share-thumb" src={preview(item.path, 'thumb', item.modified)} alt="" loading="lazy" decoding="async" />
+                ) : (
+                  <Icon name={iconFor(item)} className={item.isDir ? 'share-item-folder' : undefined} />
+                )}
                 <Link href={shareLinkHref(hash, item.path, item.isDir)} className="share-item-name">
                   <Name name={item.name} />
                 </Link>

@@ -11,7 +11,7 @@ import { displayName } from '../../lib/names.ts';
 import { iconFor } from '../files/Thumbnail.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import { Name } from '../ui/Name.tsx';
-import type { ShareDownloadUrl } from './ShareFolder.tsx';
+import type { ShareDownloadUrl, SharePreviewUrl } from './ShareFolder.tsx';
 import { useCopyLink } from './useCopyLink.ts';
 
 const ShareQr = lazy(() => import('./ShareQr.tsx'));
@@ -27,9 +27,10 @@ export interface ShareInfoProps {
   format: string;
   onFormat(format: string): void;
   dl: ShareDownloadUrl;
+  preview: SharePreviewUrl;
 }
 
-export function ShareInfo({ res: r, name, subpath, items, pageLink, format, onFormat, dl }: ShareInfoProps) {
+export function ShareInfo({ res: r, name, subpath, items, pageLink, format, onFormat, dl, preview }: ShareInfoProps) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
   const copy = useCopyLink();
@@ -37,7 +38,7 @@ export function ShareInfo({ res: r, name, subpath, items, pageLink, format, onFo
   return (
     <section className="card share-info" aria-labelledby="share-name">
       {isImage ? (
-        <img className="share-image" src={dl(subpath, { inline: true })} alt={displayName(name)} />
+        <img className="share-image" src={preview(subpath, 'big', r.modified)} alt={displayName(name)} />
       ) : (
         <Icon name={iconFor(r)} size={72} className={r.isDir ? 'share-icon share-icon-folder' : 'share-icon'} />
       )}
