@@ -20,7 +20,7 @@ import { afterSingleDeleteAtom, selectAfterReloadAtom } from '../state/files.ts'
 import { loadingAtom } from '../state/layout.ts';
 import { showPromptAtom } from '../state/prompts.ts';
 import { selectedAtom } from '../state/selection.ts';
-import { notifier } from './notify.ts';
+import { errorNotice, notifier } from './notify.ts';
 
 /** Starts a browser download of a URL (the `auth` cookie authenticates it). */
 export function startDownload(url: string): void {
@@ -95,12 +95,14 @@ export function fileOps(app: App) {
   async function deleteItems(items: ResourceItem[]): Promise<void> {
     const listed = isListing();
     const results = await withLoading(() => Promise.allSettled(items.map((i) => resources.remove(i.path))));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) showError(failed.reason);
+    const failed = reportFailures(
+      items.map((i) => i.name),
+      results,
+    );
     if (listed) {
       store.set(selectedAtom, []);
       reload();
-    } else if (!failed) {
+    } else if (failed === undefined) {
       const after = store.get(afterSingleDeleteAtom);
       if (after) after.run();
       else navigate(filesUrl(parentPath(items[0].path), true));
@@ -137,8 +139,29 @@ export function fileOps(app: App) {
     return path;
   }
 
+  /** Runs every item; when some fail, tells which (reportFailures) and rejects with the first reason. */
   async function runTransfer(action: TransferAction, items: TransferItem[], opts: resources.TransferOptions): Promise<void> {
-    await withLoading(() => Promise.all(items.map((i) => resources.transfer(action === 'copy' ? 'copy' : 'rename', i.from, i.to, opts))));
+    const results = await withLoading(() =>
+      Promise.allSettled(items.map((i) => resources.transfer(action === 'copy' ? 'copy' : 'rename', i.from, i.to, opts))),
+    );
+    const failed = reportFailures(
+      items.map((i) => i.name),
+      results,
+    );
+    if (failed !== undefined) throw failed;
+  }
+
+  /**
+   * Tells about the items of a batch that failed: one failure as a notice, several in the error
+   * prompt, item by item (a notice vanishes, and "some of it failed" needs to say what). Returns
+   * the first failure's reason, or undefined when everything succeeded.
+   */
+  function reportFailures(names: readonly string[], results: readonly PromiseSettledResult<unknown>[]): unknown {
+    const failures = results.flatMap((r, i) => (r.status === 'rejected' ? [{ name: names[i], reason: r.reason as unknown }] : []));
+    if (failures.length === 0) return undefined;
+    if (failures.length === 1) showError(failures[0].reason);
+    else store.set(showPromptAtom, { name: 'error', props: { failures: failures.map((f) => ({ name: f.name, reason: errorNotice(f.reason) })) } });
+    return failures[0].reason;
   }
 
   /** After a copy or move: go to the destination (unless the user opted out), or reload when it is this folder. */
@@ -176,7 +199,6 @@ export function fileOps(app: App) {
       try {
         await runTransfer(action, items, o);
       } catch (err) {
-        showError(err);
         reload();
         throw err;
       }

@@ -3,6 +3,12 @@ import { atom } from 'jotai';
 import type { Resource, ResourceItem } from '../api/resources.ts';
 
 /** A conflict's resolution: keep both (a free name) or replace. */
+/** One item of a batch that failed, and why (a notice without its id, translated when shown). */
+export interface ItemFailure {
+  name: string;
+  reason: { message: string; key?: string };
+}
+
 export type ConflictChoice = 'rename' | 'overwrite';
 
 export interface ConfirmProps {
@@ -30,8 +36,7 @@ export type PromptSpec =
   | { name: 'replace'; props: { onChoose: (choice: ConflictChoice) => Promise<void> } }
   /** Copy, move, paste and drop conflicts: Cancel, Rename, Replace. */
   | { name: 'replaceRename'; props: { onChoose: (choice: ConflictChoice) => Promise<void> } }
-  | { name: 'error'; props?: { message?: string } }
-  | { name: 'success'; props?: { message?: string } }
+  | { name: 'error'; props?: { message?: string; failures?: ItemFailure[] } }
   | { name: 'share'; props: { item: ResourceItem } }
   | { name: 'upload'; props: { pick: (folder: boolean) => void } }
   | { name: 'currentPassword'; props: { onDone: (password: string | null) => void } }
@@ -57,7 +62,10 @@ export const closePromptAtom = atom(null, (get, set) => {
   set(promptsAtom, get(promptsAtom).slice(0, -1));
 });
 
-/** Closes every prompt unless the top one is a success prompt (route changes, spec §2). */
-export const closePromptsOnNavigateAtom = atom(null, (get, set) => {
-  if (get(currentPromptAtom)?.name !== 'success') set(promptsAtom, []);
+/**
+ * Closes every prompt on a route change (spec §2). The spec spares a success prompt; fm has none:
+ * every success is a short notice (docs/decisions.md, "the error prompt").
+ */
+export const closePromptsOnNavigateAtom = atom(null, (_get, set) => {
+  set(promptsAtom, []);
 });

@@ -5,7 +5,7 @@ import { closePromptAtom, promptsAtom, type PromptSpec } from '../../state/promp
 import { CopyMovePrompt } from './CopyMove.tsx';
 import { DeletePrompt } from './Delete.tsx';
 import { DownloadPrompt } from './Download.tsx';
-import { ErrorPrompt, SuccessPrompt } from './Message.tsx';
+import { ErrorPrompt } from './Message.tsx';
 import { HelpPrompt } from './Help.tsx';
 import { InfoPrompt } from './Info.tsx';
 import { NewDirPrompt, NewFilePrompt } from './NewItem.tsx';
@@ -42,8 +42,6 @@ function PromptView({ prompt: p }: { prompt: PromptSpec }) {
       return <ReplaceRenamePrompt {...p.props} />;
     case 'error':
       return <ErrorPrompt {...p.props} />;
-    case 'success':
-      return <SuccessPrompt {...p.props} />;
     case 'share':
       return <SharePrompt {...p.props} />;
     case 'upload':
