@@ -8,6 +8,7 @@ import { configCommand } from './commands/config.ts';
 import { rulesCommand } from './commands/rules.ts';
 import { cmdsCommand } from './commands/cmds.ts';
 import { sharesCommand } from './commands/shares.ts';
+import { tokensCommand } from './commands/tokens.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
@@ -21,6 +22,7 @@ const GROUPS: Array<() => Command> = [
   rulesCommand,
   cmdsCommand,
   sharesCommand,
+  tokensCommand,
   hashCommand,
   versionCommand,
   completionCommand,

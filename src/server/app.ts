@@ -22,6 +22,7 @@ import { subtitleRouter } from './routes/subtitle.ts';
 import { searchRouter } from './routes/search.ts';
 import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
+import { tokensRouter } from './routes/tokens.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
@@ -83,6 +84,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     searchRouter(),
     rawRouter(),
     sharesRouter(),
+    tokensRouter(),
     publicRouter(),
     ...(opts.routers ?? []),
   ];

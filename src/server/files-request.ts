@@ -1,5 +1,5 @@
 /** Request helpers for routes that take a path after a fixed prefix (e.g. /api/resources). */
-import { BadRequestError } from '../errors.ts';
+import { BadRequestError, ForbiddenError } from '../errors.ts';
 import { parseRequestPath, type ParsedPath } from '../services/files/paths.ts';
 import type { Access } from '../services/files/gate.ts';
 import { requestSettings } from './middleware/auth.ts';
@@ -14,11 +14,21 @@ export function pathAfter(ctx: FmContext, prefix: string): ParsedPath {
   return parseRequestPath(raw || '/');
 }
 
-/** The signed-in user's file access (scope, rules), built once per request. */
+/**
+ * The signed-in user's file access (scope, rules), built once per request. An access token
+ * limited to a folder gets that folder as its root, through the gate like a share's folder.
+ */
 export async function userAccess(ctx: FmContext): Promise<Access> {
   const cached = (ctx.state as { access?: Access }).access;
   if (cached) return cached;
-  const access = await ctx.services.gate.access(ctx.state.user!, await requestSettings(ctx));
+  const { gate } = ctx.services;
+  let access = await gate.access(ctx.state.user!, await requestSettings(ctx));
+  const limit = ctx.state.accessToken?.path;
+  if (limit) {
+    const folder = await gate.resolve(access, limit, 'read', { mustExist: true });
+    if (!folder.isDir) throw new ForbiddenError("the access token's folder is not a folder any more");
+    access = gate.subAccess(access, folder);
+  }
   (ctx.state as { access?: Access }).access = access;
   return access;
 }

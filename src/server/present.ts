@@ -7,6 +7,8 @@ import type { Settings } from '../api/settings.ts';
 import type { ShareDto } from '../api/shares.ts';
 import type { UserData, UserDto } from '../api/user.ts';
 import type { ShareRecord } from '../storage/repos/shares.ts';
+import type { AccessTokenDto } from '../api/tokens.ts';
+import type { AccessTokenRecord } from '../storage/repos/access-tokens.ts';
 import { userData, type UserRecord } from '../storage/repos/users.ts';
 
 /** A user as the API shows it; non-admin viewers do not see scopes. */
@@ -23,6 +25,14 @@ export function presentUserForConsole(u: UserRecord): Omit<UserData, 'password'>
 /** A link: `hasPassword` instead of the hash, never the token; the owner's name when given (admins' lists). */
 export function presentShare(s: ShareRecord, owner?: string): ShareDto {
   const dto: ShareDto = { hash: s.hash, path: s.path, userID: s.userID, expire: s.expire, hasPassword: Boolean(s.password_hash) };
+  if (owner !== undefined) dto.username = owner;
+  return dto;
+}
+
+/** An access token without its secret's hash or the epoch it is bound to; the owner's name when given (the CLI). */
+export function presentAccessToken(t: AccessTokenRecord, owner?: string): AccessTokenDto {
+  const { id, name, userID, created, expires, lastUsed, readOnly, path } = t;
+  const dto: AccessTokenDto = { id, name, userID, created, expires, lastUsed, readOnly, path };
   if (owner !== undefined) dto.username = owner;
   return dto;
 }

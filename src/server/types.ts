@@ -7,6 +7,7 @@ import type Router from '@koa/router';
 import type { Settings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { TokenClaims } from '../services/tokens.ts';
+import type { AccessTokenRecord } from '../storage/repos/access-tokens.ts';
 import type { Services } from '../services/index.ts';
 
 export interface FmState {
@@ -14,6 +15,8 @@ export interface FmState {
   user?: UserRecord;
   /** Claims of the token that authenticated the request (absent in no-auth and proxy modes). */
   claims?: TokenClaims;
+  /** The personal access token that authenticated the request, if one did (the user is narrowed to it). */
+  accessToken?: AccessTokenRecord;
   /** Settings read once for this request. */
   settings?: Settings;
   requestId: string;

@@ -4,6 +4,7 @@ import { SettingsRepo } from '../storage/repos/settings.ts';
 import { UsersRepo } from '../storage/repos/users.ts';
 import { SessionsRepo } from '../storage/repos/sessions.ts';
 import { SharesRepo } from '../storage/repos/shares.ts';
+import { AccessTokensRepo } from '../storage/repos/access-tokens.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -19,8 +20,16 @@ export interface Repos {
   users: UsersRepo;
   sessions: SessionsRepo;
   shares: SharesRepo;
+  accessTokens: AccessTokensRepo;
 }
 
 export function createRepos(db: Database): Repos {
-  return { db, settings: new SettingsRepo(db), users: new UsersRepo(db), sessions: new SessionsRepo(db), shares: new SharesRepo(db) };
+  return {
+    db,
+    settings: new SettingsRepo(db),
+    users: new UsersRepo(db),
+    sessions: new SessionsRepo(db),
+    shares: new SharesRepo(db),
+    accessTokens: new AccessTokensRepo(db),
+  };
 }

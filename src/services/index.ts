@@ -2,6 +2,7 @@
 import type { Database } from '../storage/db.ts';
 import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
+import { AccessTokenService } from './access-tokens.ts';
 import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
@@ -45,6 +46,8 @@ export interface ServiceOptions {
 export interface Services {
   repos: Repos;
   tokens: TokenService;
+  /** Personal access tokens (scripts, WebDAV clients). */
+  accessTokens: AccessTokenService;
   auth: AuthService;
   users: UserService;
   /** The global settings as admins read and change them over HTTP. */
@@ -118,6 +121,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
+  const accessTokens = new AccessTokenService(repos);
   shares.attach(events);
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
   const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
@@ -132,10 +136,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     exec,
     validateSettings,
     shares,
-    onUserDeleted: (user) => shares.userDeleted(user),
+    onUserDeleted: async (user) => {
+      await shares.userDeleted(user);
+      await accessTokens.userDeleted(user);
+    },
     uploads: createUploads(options, gate, closers, () => services),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
+    accessTokens,
     auth: new AuthService(repos, users, options.auth, options.log, exec),
     users,
     options,

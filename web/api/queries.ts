@@ -6,6 +6,7 @@ import { type QueryClient, QueryClient as Client, queryOptions } from '@tanstack
 import * as resources from './resources.ts';
 import * as settingsApi from './settings.ts';
 import * as sharesApi from './shares.ts';
+import * as tokensApi from './tokens.ts';
 import * as usersApi from './users.ts';
 
 /** Query keys, one family per resource; a family's first element invalidates all of it. */
@@ -16,6 +17,7 @@ export const keys = {
   users: ['users'] as const,
   user: (id: number) => ['users', id] as const,
   shares: ['shares'] as const,
+  tokens: ['tokens'] as const,
   settings: ['settings'] as const,
 };
 
@@ -29,6 +31,8 @@ export const usersQuery = () => queryOptions({ queryKey: keys.users, queryFn: ()
 export const userQuery = (id: number) => queryOptions({ queryKey: keys.user(id), queryFn: () => usersApi.get(id) });
 
 export const sharesQuery = () => queryOptions({ queryKey: keys.shares, queryFn: () => sharesApi.list() });
+
+export const tokensQuery = () => queryOptions({ queryKey: keys.tokens, queryFn: () => tokensApi.list() });
 
 export const settingsQuery = () => queryOptions({ queryKey: keys.settings, queryFn: () => settingsApi.get() });
 

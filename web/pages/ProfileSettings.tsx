@@ -1,4 +1,4 @@
-/** /settings/profile: display preferences, language, and the password card (spec §2 "Settings"). */
+/** /settings/profile: display preferences, language, the password card (spec §2 "Settings") and access tokens. */
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -9,6 +9,7 @@ import { settings } from '../config.ts';
 import { LOCALES, userLocale } from '../i18n/locales.ts';
 import { userAtom } from '../state/auth.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
+import { AccessTokensCard } from '../components/settings/AccessTokensCard.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 
@@ -155,6 +156,8 @@ export default function ProfileSettingsPage() {
       <div className="settings-cards">
         <ProfileCard />
         {!user.lockPassword && <PasswordCard />}
+        {/* Without authentication every request is the admin's: a token would add nothing. */}
+        {settings.AuthMethod !== 'noauth' && <AccessTokensCard />}
       </div>
     </SettingsPage>
   );

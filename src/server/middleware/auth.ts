@@ -1,6 +1,7 @@
 /** Authentication (sets ctx.state.user) and the coarse permission guards used by routers. */
 import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
 import type { PermissionName } from '../../api/user.ts';
+import { isAccessToken, narrowedUser } from '../../services/access-tokens.ts';
 import { peerAddress } from '../client-address.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
 
@@ -23,6 +24,9 @@ export async function requestSettings(ctx: FmContext) {
   return ctx.state.settings;
 }
 
+/** What a read-only access token may ask for: reads, in HTTP and WebDAV. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
+
 /** Resolves the signed-in user, or throws 401. */
 export async function resolveUser(ctx: FmContext): Promise<void> {
   const s = ctx.services;
@@ -43,6 +47,13 @@ export async function resolveUser(ctx: FmContext): Promise<void> {
   }
   const token = readToken(ctx);
   if (!token) throw new UnauthorizedError('login required');
+  if (isAccessToken(token)) {
+    const { record, user } = await s.accessTokens.verify(token);
+    if (record.readOnly && !READ_METHODS.has(ctx.method)) throw new ForbiddenError('this access token is read-only', 'permission_required');
+    ctx.state.user = narrowedUser(user, record);
+    ctx.state.accessToken = record;
+    return;
+  }
   const { claims, user } = await s.tokens.verify(token);
   ctx.state.user = user;
   ctx.state.claims = claims;
@@ -51,6 +62,15 @@ export async function resolveUser(ctx: FmContext): Promise<void> {
 
 export const authenticate: FmMiddleware = async (ctx, next) => {
   await resolveUser(ctx);
+  await next();
+};
+
+/**
+ * Routes that hand out or manage credentials (session renewal, access tokens) need a session:
+ * an access token must never be exchanged for more than it is.
+ */
+export const requireSession: FmMiddleware = async (ctx, next) => {
+  if (ctx.state.accessToken) throw new ForbiddenError('an access token cannot do this: sign in', 'permission_required');
   await next();
 };
 

@@ -2,7 +2,7 @@
 import Router from '@koa/router';
 import { ConflictError, MethodNotAllowedError, BadRequestError, InsufficientStorageError, errnoToFmError } from '../../errors.ts';
 import { addressKey } from '../../services/addresses.ts';
-import { authenticate, requestSettings } from '../middleware/auth.ts';
+import { authenticate, requestSettings, requireSession } from '../middleware/auth.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { LoginBodySchema } from '../../schemas/auth.ts';
@@ -29,7 +29,7 @@ export function authRouter(): FmRouter {
     ctx.body = await ctx.services.tokens.issue(user);
   });
 
-  router.post('/api/renew', authenticate, async (ctx) => {
+  router.post('/api/renew', authenticate, requireSession, async (ctx) => {
     ctx.set('X-Renew-Token', 'false');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = await ctx.services.tokens.issue(ctx.state.user!);
