@@ -24,6 +24,7 @@ import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
+import { davMiddleware } from './dav/index.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
 export interface AppOptions {
@@ -39,6 +40,8 @@ export interface AppOptions {
   routers?: FmRouter[];
   /** The Host names served (startServer builds it from the listen address); undefined skips the check. */
   hosts?: HostCheck;
+  /** Where WebDAV answers (e.g. `/dav`); undefined turns WebDAV off (`fm serve --no-webdav`). */
+  webdavPrefix?: string;
 }
 
 export type FmApp = Koa;
@@ -61,6 +64,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     await next();
   });
   for (const mw of opts.before ?? []) app.use(mw);
+  if (opts.webdavPrefix) app.use(davMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
 
   const base: FmRouter = new Router();
   base.get('/health', (ctx) => {

@@ -4,6 +4,7 @@ import { SettingsRepo } from '../storage/repos/settings.ts';
 import { UsersRepo } from '../storage/repos/users.ts';
 import { SessionsRepo } from '../storage/repos/sessions.ts';
 import { SharesRepo } from '../storage/repos/shares.ts';
+import { DeadPropsRepo } from '../storage/repos/dead-props.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -19,8 +20,17 @@ export interface Repos {
   users: UsersRepo;
   sessions: SessionsRepo;
   shares: SharesRepo;
+  /** WebDAV dead properties, per file. */
+  deadProps: DeadPropsRepo;
 }
 
 export function createRepos(db: Database): Repos {
-  return { db, settings: new SettingsRepo(db), users: new UsersRepo(db), sessions: new SessionsRepo(db), shares: new SharesRepo(db) };
+  return {
+    db,
+    settings: new SettingsRepo(db),
+    users: new UsersRepo(db),
+    sessions: new SessionsRepo(db),
+    shares: new SharesRepo(db),
+    deadProps: new DeadPropsRepo(db),
+  };
 }

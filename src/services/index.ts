@@ -19,6 +19,7 @@ import { ExecHookRunner } from './exec/hooks.ts';
 import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
+import { createDavLocks, type DavLocks } from './dav/index.ts';
 
 export interface ServiceOptions {
   /**
@@ -67,6 +68,8 @@ export interface Services {
   exec: ExecService;
   /** Resumable uploads (tus). */
   uploads: UploadService;
+  /** WebDAV write locks (held in memory). */
+  davLocks: DavLocks;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -134,6 +137,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     shares,
     onUserDeleted: (user) => shares.userDeleted(user),
     uploads: createUploads(options, gate, closers, () => services),
+    davLocks: createDavLocks(events, repos.deadProps),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     auth: new AuthService(repos, users, options.auth, options.log, exec),

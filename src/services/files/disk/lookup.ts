@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { osPath } from './names.ts';
 import { realPath, realPathSync } from './dirents.ts';
-import type { Stats } from './types.ts';
+import type { BigIntStats, Stats } from './types.ts';
 
 export { realPath, realPathSync };
 
@@ -18,6 +18,15 @@ export function lstat(p: string): Promise<Stats> {
 
 export function stat(p: string): Promise<Stats> {
   return fsp.stat(osPath(p));
+}
+
+/** stat with nanosecond times (ETags are built from them, operations.ts `etagOf`); undefined when missing. */
+export async function statNs(p: string): Promise<BigIntStats | undefined> {
+  try {
+    return await fsp.stat(osPath(p), { bigint: true });
+  } catch {
+    return undefined;
+  }
 }
 
 export function lstatSync(p: string): Stats {
