@@ -10,6 +10,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
+import { AuthService } from '../../services/auth.ts';
 import { peerAddress } from '../client-address.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import type { FmContext } from '../types.ts';
@@ -67,6 +68,10 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
   if (hit && hit.until > Date.now()) {
     const user = await s.repos.users.get(hit.userId);
     if (user && user.password === hit.passwordHash && user.sessionEpoch === hit.epoch) {
+      // A locked-out user and address stay locked out, remembered or not (429), as at the login.
+      const keys = AuthService.throttleKeys(creds.username, ctx.ip);
+      s.auth.throttle.check(keys);
+      s.auth.throttle.succeed(keys);
       ctx.state.user = user;
       return;
     }
