@@ -245,7 +245,11 @@ describe('LOCK: a lock belongs to the user who took it', () => {
 
 describe("AUTH: Basic with the user's credentials, throttled like the login", () => {
   it('no or wrong credentials get 401 with a Basic challenge; a token is not a WebDAV credential', async () => {
-    for (const headers of [{} as Record<string, string>, { Authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` }, { Authorization: 'Basic !!!' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { Authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` },
+      { Authorization: 'Basic !!!' },
+    ]) {
       const res = await rawRequest(fm.url, { method: 'PROPFIND', path: '/dav/', headers: { Depth: '0', ...headers } });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Basic realm="fm"/);

@@ -61,7 +61,7 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
   const wanted = await readWanted(ctx);
   const { gate } = ctx.services;
   const target = await gate.resolve(req.access, req.virtual, 'read');
-  const withEtag = wanted.kind === 'allprop' || (wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag'));
+  const withEtag = wanted.kind !== 'prop' || (wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag'));
   const entries: Entry[] = [await selfEntry(target, withEtag)];
   if (depth === '1' && target.isDir) entries.push(...(await childEntries(ctx, target, withEtag)));
   const out: string[] = [];

@@ -84,13 +84,10 @@ export function assertUnlocked(ctx: FmContext, tokens: Set<string>, scope: Write
   const locks = ctx.services.davLocks;
   const { abs } = scope.target;
   const touched = [...locks.covering(abs), ...(scope.recursive ? locks.within(abs) : [])];
-  if (scope.membership) touched.push(...locks.covering(path.dirname(abs)).filter((l) => l.abs === path.dirname(abs) || l.depth === 'infinity'));
+  // Adding or removing a name changes the folder: the folder's own locks (any depth) apply too.
+  if (scope.membership) touched.push(...locks.covering(path.dirname(abs)));
   const userId = ctx.state.user!.id;
   for (const lock of touched) {
-    if (!tokens.has(lock.token) || lock.userId !== userId) throw new LockedError(`${req(scope)} is locked`);
+    if (!tokens.has(lock.token) || lock.userId !== userId) throw new LockedError(`${scope.target.virtual} is locked`);
   }
-}
-
-function req(scope: WriteScope): string {
-  return scope.target.virtual;
 }
