@@ -6,10 +6,12 @@
 import path from 'node:path';
 import { BadRequestError } from '../../errors.ts';
 import type { Target } from '../../services/files/gate.ts';
-import { KIND_DANGLING, scanFolder } from '../../services/files/listing.ts';
+import { isoTime, KIND_DANGLING, scanFolder } from '../../services/files/listing.ts';
 import { KIND_DIR } from '../../services/files/disk/listing-worker.ts';
 import { displayName } from '../../services/files/disk/names.ts';
 import { baseName } from '../../services/files/paths.ts';
+import { statNsMany } from '../../services/files/disk/lookup.ts';
+import { etagOf } from '../../services/files/operations.ts';
 import { mimeOf } from '../../services/files/types.ts';
 import type { DavLock } from '../../services/dav/locks.ts';
 import { hrefOf } from './hrefs.ts';
@@ -64,8 +66,14 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
   const withEtag = wanted.kind !== 'prop' || (wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag'));
   const entries: Entry[] = [await selfEntry(target, withEtag)];
   if (depth === '1' && target.isDir) entries.push(...(await childEntries(ctx, target, withEtag)));
+  // Few files have dead properties: find which of these do once, then read only those.
+  const withProps = new Set(await ctx.services.repos.deadProps.under(target.real));
+  if (target.abs !== target.real) for (const k of await ctx.services.repos.deadProps.under(target.abs)) withProps.add(k);
   const out: string[] = [];
-  for (const e of entries) out.push(await describe(ctx, req, e, wanted));
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    out.push(describe(ctx, req, e, wanted, withProps.has(e.abs) ? await ctx.services.repos.deadProps.get(e.abs) : {}, i > 0));
+  }
   sendMultistatus(ctx, out);
 }
 
@@ -95,13 +103,11 @@ async function childEntries(ctx: FmContext, target: Target, withEtag: boolean): 
   if (withEtag) {
     // ETags need nanosecond times, which the listing's scan does not keep: one stat per file.
     const files = entries.filter((e) => !e.isDir);
-    for (let i = 0; i < files.length; i += 256) {
-      const batch = files.slice(i, i + 256);
-      const etags = await Promise.all(batch.map((e) => etagAt(e.real)));
-      batch.forEach((e, n) => {
-        e.etag = etags[n];
-      });
-    }
+    const stats = await statNsMany(files.map((e) => e.real));
+    files.forEach((e, n) => {
+      const st = stats[n];
+      if (st?.isFile()) e.etag = etagOf(st);
+    });
   }
   return entries;
 }
@@ -110,7 +116,7 @@ async function childEntries(ctx: FmContext, target: Target, withEtag: boolean): 
 function liveValue(ctx: FmContext, req: DavRequest, e: Entry, name: string): string | undefined {
   switch (name) {
     case 'creationdate':
-      return new Date(e.mtimeMs).toISOString();
+      return isoTime(e.mtimeMs);
     case 'displayname':
       return escapeXml(displayName(baseName(e.virtual)));
     case 'getcontentlength':
@@ -120,19 +126,33 @@ function liveValue(ctx: FmContext, req: DavRequest, e: Entry, name: string): str
     case 'getetag':
       return e.etag && escapeXml(e.etag);
     case 'getlastmodified':
-      return new Date(e.mtimeMs).toUTCString();
+      return httpDate(e.mtimeMs);
     case 'resourcetype':
       return e.isDir ? '<D:collection/>' : '';
     case 'supportedlock':
       return SUPPORTED_LOCK;
     case 'lockdiscovery':
-      return ctx.services.davLocks
-        .covering(e.abs)
-        .map((l) => activeLock(l, req.base))
-        .join('');
+      return ctx.services.davLocks.isEmpty
+        ? ''
+        : ctx.services.davLocks
+            .covering(e.abs)
+            .map((l) => activeLock(l, req.base))
+            .join('');
     default:
       return undefined;
   }
+}
+
+let lastSecond = Number.NaN;
+let lastHttpDate = '';
+/** `Date#toUTCString()` of a time in ms, remembered per second (entries of a folder share many). */
+function httpDate(ms: number): string {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastHttpDate = new Date(second * 1000).toUTCString();
+  }
+  return lastHttpDate;
 }
 
 const SUPPORTED_LOCK = ['exclusive', 'shared']
@@ -153,8 +173,7 @@ function propstat(props: string, status: string): string {
   return `<D:propstat><D:prop>${props}</D:prop><D:status>HTTP/1.1 ${status}</D:status></D:propstat>`;
 }
 
-async function describe(ctx: FmContext, req: DavRequest, e: Entry, wanted: Wanted): Promise<string> {
-  const dead = await ctx.services.repos.deadProps.get(e.abs);
+function describe(ctx: FmContext, req: DavRequest, e: Entry, wanted: Wanted, dead: Record<string, string>, member: boolean): string {
   let found = '';
   let missing = '';
   if (wanted.kind === 'prop') {
@@ -165,6 +184,9 @@ async function describe(ctx: FmContext, req: DavRequest, e: Entry, wanted: Wante
     }
   } else {
     for (const name of LIVE) {
+      // RFC 4918 §9.1 lets allprop leave out lengthy live properties: the lock ones are given
+      // for the requested resource only (the same for every entry, and 40 % of a listing's bytes).
+      if (member && wanted.kind === 'allprop' && (name === 'supportedlock' || name === 'lockdiscovery')) continue;
       const value = liveValue(ctx, req, e, name);
       if (value !== undefined) found += propElement(DAV_NS, name, wanted.kind === 'propname' ? '' : value);
     }

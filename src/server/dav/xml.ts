@@ -142,7 +142,10 @@ export function textOf(el: XmlElement): string {
 }
 
 /** Escapes text for element content and attribute values. */
+const NEEDS_ESCAPE = /[<>&"]/;
+
 export function escapeXml(s: string): string {
+  if (!NEEDS_ESCAPE.test(s)) return s;
   return s.replace(/[<>&"]/g, (c) => (c === '<' ? '&lt;' : c === '>' ? '&gt;' : c === '&' ? '&amp;' : '&quot;'));
 }
 

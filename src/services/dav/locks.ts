@@ -49,6 +49,11 @@ export class DavLocks {
     return [...this.locks.values()];
   }
 
+  /** No lock at all (the common case: PROPFIND skips the lookups). */
+  get isEmpty(): boolean {
+    return this.locks.size === 0;
+  }
+
   get(token: string): DavLock | undefined {
     return this.live().find((l) => l.token === token);
   }

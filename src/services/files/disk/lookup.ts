@@ -29,6 +29,19 @@ export async function statNs(p: string): Promise<BigIntStats | undefined> {
   }
 }
 
+/**
+ * `statNs` of many paths: synchronous stats in batches that yield between them (on 2 cores
+ * faster than a promise per path through the thread pool, as the listing's stats are).
+ */
+export async function statNsMany(paths: string[]): Promise<Array<BigIntStats | undefined>> {
+  const out: Array<BigIntStats | undefined> = new Array(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    if (i > 0 && i % 512 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    out[i] = fs.statSync(osPath(paths[i]), { bigint: true, throwIfNoEntry: false });
+  }
+  return out;
+}
+
 export function lstatSync(p: string): Stats {
   return fs.lstatSync(osPath(p));
 }
