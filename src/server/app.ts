@@ -91,7 +91,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());
-  app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version })));
+  app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version, webdavPrefix: opts.webdavPrefix })));
   return app;
 }
 

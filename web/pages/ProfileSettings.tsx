@@ -1,4 +1,4 @@
-/** /settings/profile: display preferences, language, and the password card (spec §2 "Settings"). */
+/** /settings/profile: display preferences, language, the password card (spec §2 "Settings") and the WebDAV address. */
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +11,7 @@ import { userAtom } from '../state/auth.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
+import { WebDavCard } from '../components/settings/WebDavCard.tsx';
 
 function ProfileCard() {
   const { renewToken } = useSession();
@@ -155,6 +156,7 @@ export default function ProfileSettingsPage() {
       <div className="settings-cards">
         <ProfileCard />
         {!user.lockPassword && <PasswordCard />}
+        <WebDavCard />
       </div>
     </SettingsPage>
   );
