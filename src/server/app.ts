@@ -25,6 +25,7 @@ import { sharesRouter } from './routes/shares.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
+import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
 export interface AppOptions {
@@ -64,7 +65,10 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     await next();
   });
   for (const mw of opts.before ?? []) app.use(mw);
-  if (opts.webdavPrefix) app.use(davMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
+  if (opts.webdavPrefix) {
+    app.use(davMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
+    app.use(davShareMiddleware({ prefix: `${opts.webdavPrefix}-share`, baseURL: opts.baseURL }));
+  }
 
   const base: FmRouter = new Router();
   base.get('/health', (ctx) => {

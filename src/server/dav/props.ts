@@ -4,7 +4,7 @@
  * scope too), plus the dead properties stored by PROPPATCH. Depth infinity is refused.
  */
 import path from 'node:path';
-import { BadRequestError } from '../../errors.ts';
+import { BadRequestError, NotFoundError } from '../../errors.ts';
 import type { Target } from '../../services/files/gate.ts';
 import { isoTime, KIND_DANGLING, scanFolder } from '../../services/files/listing.ts';
 import { KIND_DIR } from '../../services/files/disk/listing-worker.ts';
@@ -61,20 +61,38 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
   if (depth.toLowerCase() === 'infinity') return sendDavError(ctx, 403, 'propfind-finite-depth');
   if (depth !== '0' && depth !== '1') throw new BadRequestError('Depth must be 0, 1 or infinity');
   const wanted = await readWanted(ctx);
-  const { gate } = ctx.services;
-  const target = await gate.resolve(req.access, req.virtual, 'read');
   const withEtag = wanted.kind !== 'prop' || (wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag'));
-  const entries: Entry[] = [await selfEntry(target, withEtag)];
-  if (depth === '1' && target.isDir) entries.push(...(await childEntries(ctx, target, withEtag)));
-  // Few files have dead properties: find which of these do once, then read only those.
-  const withProps = new Set(await ctx.services.repos.deadProps.under(target.real));
-  if (target.abs !== target.real) for (const k of await ctx.services.repos.deadProps.under(target.abs)) withProps.add(k);
+  const shared = req.share?.file;
+  const entries = shared ? await sharedFileEntries(req, shared, depth) : await folderEntries(ctx, req, depth, withEtag);
+  // Few files have dead properties: find which of these do once, then read only those. A
+  // share's view shows none (the share page does not).
+  const withProps = new Set<string>();
+  if (!req.share) {
+    for (const k of await ctx.services.repos.deadProps.under(entries[0].real)) withProps.add(k);
+    if (entries[0].abs !== entries[0].real) for (const k of await ctx.services.repos.deadProps.under(entries[0].abs)) withProps.add(k);
+  }
   const out: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
     out.push(describe(ctx, req, e, wanted, withProps.has(e.abs) ? await ctx.services.repos.deadProps.get(e.abs) : {}, i > 0));
   }
   sendMultistatus(ctx, out);
+}
+
+async function folderEntries(ctx: FmContext, req: DavRequest, depth: string, withEtag: boolean): Promise<Entry[]> {
+  const target = await ctx.services.gate.resolve(req.access, req.virtual, 'read');
+  const entries: Entry[] = [await selfEntry(target, withEtag)];
+  if (depth === '1' && target.isDir) entries.push(...(await childEntries(ctx, target, withEtag)));
+  return entries;
+}
+
+/** A file share's view: its root is a folder holding the one file, under the file's name. */
+export async function sharedFileEntries(req: DavRequest, file: Target, depth: string): Promise<Entry[]> {
+  const own = { ...(await selfEntry(file, true)), virtual: `/${baseName(file.virtual)}` };
+  if (req.virtual === own.virtual) return [own];
+  if (req.virtual !== '/') throw new NotFoundError('not found');
+  const root: Entry = { ...own, virtual: '/', isDir: true, size: 0, etag: undefined };
+  return depth === '1' ? [root, own] : [root];
 }
 
 async function selfEntry(target: Target, withEtag: boolean): Promise<Entry> {
@@ -130,8 +148,9 @@ function liveValue(ctx: FmContext, req: DavRequest, e: Entry, name: string): str
     case 'resourcetype':
       return e.isDir ? '<D:collection/>' : '';
     case 'supportedlock':
-      return SUPPORTED_LOCK;
+      return req.share ? undefined : SUPPORTED_LOCK;
     case 'lockdiscovery':
+      if (req.share) return undefined;
       return ctx.services.davLocks.isEmpty
         ? ''
         : ctx.services.davLocks

@@ -20,6 +20,11 @@ export interface DavRequest {
   virtual: string;
   trailingSlash: boolean;
   access: Access;
+  /**
+   * A public share's view (/dav-share/): read-only, and only what the share page shows (no dead
+   * properties, no locks). For a file share, the file, shown as the one entry of the share's root.
+   */
+  share?: { file?: Target };
 }
 
 export async function davRequest(ctx: FmContext, base: string, prefix: string): Promise<DavRequest> {
