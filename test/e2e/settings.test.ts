@@ -47,7 +47,7 @@ describe('profile settings', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'إعدادات الملف الشخصي' }).count()).toBe(1);
   });
 
-  it('shows the WebDAV address, which a client can use with the user\'s credentials', async () => {
+  it("shows the WebDAV address, which a client can use with the user's credentials", async () => {
     const user = await createUser(admin, fm, 'davuser');
     const page = await browser.newPage();
     await openLoggedIn(page, fm.url, user.client.token, '/settings/profile');

@@ -95,11 +95,24 @@ describe('AUTHZ: permission × WebDAV method matrix', () => {
     });
   }
 
-  it('LOCK of an existing file needs the right to create or modify', async () => {
-    makeTree(path.join(fm.root, 'lockers'), { 'f.txt': 'f' });
-    const none = await createUser(admin, fm, 'readonly', { scope: '/lockers', perm: { ...ALL, create: false, modify: false } });
-    expect((await davClient(fm.url, 'readonly', none.password)('LOCK', '/f.txt', { body: LOCK_BODY() })).status).toBe(403);
-    const some = await createUser(admin, fm, 'modifier', { scope: '/lockers', perm: { ...ALL, create: false } });
-    expect((await davClient(fm.url, 'modifier', some.password)('LOCK', '/f.txt', { body: LOCK_BODY() })).status).toBe(200);
+  it('LOCK of an existing file needs modify; of a folder, create or modify', async () => {
+    makeTree(path.join(fm.root, 'lockers'), { 'f.txt': 'f', d: {} });
+    const creator = await createUser(admin, fm, 'creator', { scope: '/lockers', perm: { ...ALL, modify: false } });
+    const asCreator = davClient(fm.url, 'creator', creator.password);
+    expect((await asCreator('LOCK', '/f.txt', { body: LOCK_BODY() })).status).toBe(403);
+    const folder = await asCreator('LOCK', '/d', { body: LOCK_BODY() });
+    expect(folder.status).toBe(200);
+    expect((await asCreator('UNLOCK', '/d', { headers: { 'Lock-Token': String(folder.headers['lock-token']) } })).status).toBe(204);
+    const modifier = await createUser(admin, fm, 'modifier', { scope: '/lockers', perm: { ...ALL, create: false } });
+    expect((await davClient(fm.url, 'modifier', modifier.password)('LOCK', '/f.txt', { body: LOCK_BODY() })).status).toBe(200);
+  });
+
+  it('a create-only user may set the time of the file it creates (X-OC-Mtime), not of an existing one', async () => {
+    makeTree(path.join(fm.root, 'timers'), { 'old.txt': 'o' });
+    const { password } = await createUser(admin, fm, 'timer', { scope: '/timers', perm: { ...ALL, modify: false } });
+    const dav = davClient(fm.url, 'timer', password);
+    expect((await dav('PUT', '/new.txt', { headers: { 'X-OC-Mtime': '1500000000' }, body: 'n' })).status).toBe(201);
+    expect(fs.statSync(path.join(fm.root, 'timers', 'new.txt')).mtimeMs).toBe(1_500_000_000_000);
+    expect((await dav('PUT', '/old.txt', { headers: { 'X-OC-Mtime': '1500000000' }, body: 'x' })).status).toBe(403);
   });
 });

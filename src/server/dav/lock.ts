@@ -2,7 +2,8 @@
  * LOCK and UNLOCK (RFC 4918 §9.10, §9.11): exclusive and shared write locks with
  * `opaquelocktoken:` tokens and timeouts (services/dav/locks.ts). A LOCK without a body
  * refreshes the lock whose token the If header submits. A LOCK on a missing name creates an
- * empty file (§9.10.4), with create permission, as a PUT would. A lock belongs to the user
+ * empty file (§9.10.4), with create permission, as a PUT would; an existing file needs modify, a
+ * folder create or modify. A lock belongs to the user
  * who took it: another user's token neither unlocks nor refreshes it, nor lets a write through.
  */
 import { Readable } from 'node:stream';
@@ -63,8 +64,12 @@ export async function handleLock(ctx: FmContext, req: DavRequest): Promise<void>
       maxSize: 0,
     });
     target = await gate.resolve(req.access, req.virtual, 'read');
-  } else if (!user.perm.admin && !user.perm.modify && !user.perm.create) {
-    throw new ForbiddenError('locking needs the permission to create or modify', 'permission_required');
+  } else if (!user.perm.admin && !user.perm.modify && (!target.isDir || !user.perm.create)) {
+    // A lock keeps others from writing: only for those who may write there themselves.
+    throw new ForbiddenError(
+      target.isDir ? 'locking a folder needs the permission to create or modify' : 'locking a file needs the modify permission',
+      'permission_required',
+    );
   }
   const lock = davLocks.create({
     abs: target.abs,

@@ -86,7 +86,7 @@ export async function handlePut(ctx: FmContext, req: DavRequest): Promise<void> 
     });
     const ocMtime = ctx.get('X-OC-Mtime');
     if (/^\d+(\.\d+)?$/.test(ocMtime)) {
-      await setModified(ctx.services, req.access, req.virtual, new Date(Number(ocMtime) * 1000));
+      await setModified(ctx.services, req.access, req.virtual, new Date(Number(ocMtime) * 1000), probe.exists ? 'modify' : 'create');
       ctx.set('X-OC-MTime', 'accepted');
     } else if (stat) ctx.set('ETag', etagOf(stat));
     ctx.status = probe.exists ? 204 : 201;

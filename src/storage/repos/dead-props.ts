@@ -49,6 +49,8 @@ export class DeadPropsRepo {
   async moveUnder(from: string, to: string, copy = false): Promise<void> {
     const found = await this.under(from);
     const values = await Promise.all(found.map((k) => this.get(k)));
+    // What is replaced loses its own properties, even when the newcomer has none.
+    await this.set(to, {});
     if (!copy) for (const k of found) await this.set(k, {});
     for (let i = 0; i < found.length; i++) await this.set(to + found[i].slice(from.length), values[i]);
   }
