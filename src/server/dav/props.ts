@@ -61,7 +61,7 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
   if (depth.toLowerCase() === 'infinity') return sendDavError(ctx, 403, 'propfind-finite-depth');
   if (depth !== '0' && depth !== '1') throw new BadRequestError('Depth must be 0, 1 or infinity');
   const wanted = await readWanted(ctx);
-  const withEtag = wanted.kind !== 'prop' || (wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag'));
+  const withEtag = wanted.kind !== 'prop' || wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag');
   const shared = req.share?.file;
   const entries = shared ? await sharedFileEntries(req, shared, depth) : await folderEntries(ctx, req, depth, withEtag);
   // Few files have dead properties: find which of these do once, then read only those. A
@@ -87,7 +87,7 @@ async function folderEntries(ctx: FmContext, req: DavRequest, depth: string, wit
 }
 
 /** A file share's view: its root is a folder holding the one file, under the file's name. */
-export async function sharedFileEntries(req: DavRequest, file: Target, depth: string): Promise<Entry[]> {
+async function sharedFileEntries(req: DavRequest, file: Target, depth: string): Promise<Entry[]> {
   const own = { ...(await selfEntry(file, true)), virtual: `/${baseName(file.virtual)}` };
   if (req.virtual === own.virtual) return [own];
   if (req.virtual !== '/') throw new NotFoundError('not found');
