@@ -67,6 +67,8 @@ export function sampleRss(pid: number, ms = 50): { stop(): number } {
 export interface BenchFm {
   url: string;
   token: string;
+  /** The admin's password (WebDAV signs in with it). */
+  password: string;
   child: ChildProcess;
   startupMs: number;
   stop(): Promise<void>;
@@ -97,6 +99,7 @@ export async function startFm(root: string, extraArgs: string[] = []): Promise<B
   return {
     url,
     token,
+    password,
     child,
     startupMs,
     async stop() {

@@ -21,6 +21,7 @@ import { benchSoak } from './soak.ts';
 import { benchArchives, benchRequests } from './throughput.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
+import { benchWebdav } from './webdav.ts';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -129,6 +130,8 @@ await section('upload', async () => {
     },
   ];
 });
+
+await section('webdav', () => benchWebdav({ downloadBytes: small ? 256 * 1024 * 1024 : 1024 ** 3 }));
 
 await section('archives', () => benchArchives(dataDir));
 

@@ -92,6 +92,19 @@ export class UnsupportedError extends FmError {
     super(501, 'not_implemented', message);
   }
 }
+export class PreconditionFailedError extends FmError {
+  constructor(message = 'precondition failed') {
+    super(412, 'precondition_failed', message);
+  }
+}
+
+/** A request that names another server (a WebDAV Destination on another host). */
+export class BadGatewayError extends FmError {
+  constructor(message = 'bad gateway') {
+    super(502, 'bad_gateway', message);
+  }
+}
+
 export class InsufficientStorageError extends FmError {
   constructor(message = 'insufficient storage') {
     super(507, 'insufficient_storage', message);

@@ -33,6 +33,7 @@ const DEFAULTS: StartupSettings = {
   CSS: false,
   Logo: '/static/img/logo.svg',
   TusSettings: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
+  WebDAVPath: '',
 };
 
 export const settings: StartupSettings = { ...DEFAULTS, ...(typeof window === 'undefined' ? {} : window.FM) };

@@ -123,4 +123,6 @@ export interface StartupSettings {
   /** URL of the logo (header, login page): the branding folder's img/logo.svg or img/logo.png, else the default. */
   Logo: string;
   TusSettings: TusSettings;
+  /** Path of the WebDAV root for clients (base URL, prefix, "/"), '' when WebDAV is off. */
+  WebDAVPath: string;
 }

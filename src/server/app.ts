@@ -25,6 +25,8 @@ import { sharesRouter } from './routes/shares.ts';
 import { tokensRouter } from './routes/tokens.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
+import { davMiddleware } from './dav/index.ts';
+import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 
 export interface AppOptions {
@@ -40,6 +42,8 @@ export interface AppOptions {
   routers?: FmRouter[];
   /** The Host names served (startServer builds it from the listen address); undefined skips the check. */
   hosts?: HostCheck;
+  /** Where WebDAV answers (e.g. `/dav`); undefined turns WebDAV off (`fm serve --no-webdav`). */
+  webdavPrefix?: string;
 }
 
 export type FmApp = Koa;
@@ -62,6 +66,10 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     await next();
   });
   for (const mw of opts.before ?? []) app.use(mw);
+  if (opts.webdavPrefix) {
+    app.use(davMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
+    app.use(davShareMiddleware({ prefix: `${opts.webdavPrefix}-share`, baseURL: opts.baseURL }));
+  }
 
   const base: FmRouter = new Router();
   base.get('/health', (ctx) => {
@@ -89,7 +97,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());
-  app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version })));
+  app.use(fallback(routers, servePage(opts.web, { baseURL: opts.baseURL, version: opts.version, webdavPrefix: opts.webdavPrefix })));
   return app;
 }
 

@@ -20,6 +20,7 @@ import { ExecHookRunner } from './exec/hooks.ts';
 import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
+import { createDavLocks, type DavLocks } from './dav/index.ts';
 
 export interface ServiceOptions {
   /**
@@ -70,6 +71,8 @@ export interface Services {
   exec: ExecService;
   /** Resumable uploads (tus). */
   uploads: UploadService;
+  /** WebDAV write locks (held in memory). */
+  davLocks: DavLocks;
   options: ServiceOptions;
   log: Logger;
   /** Called after a user is deleted (shares and other per-user data are cleaned up here). */
@@ -141,6 +144,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
       await accessTokens.userDeleted(user);
     },
     uploads: createUploads(options, gate, closers, () => services),
+    davLocks: createDavLocks(events, repos.deadProps),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime),
     accessTokens,

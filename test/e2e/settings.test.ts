@@ -47,6 +47,18 @@ describe('profile settings', () => {
     await expect.poll(() => page.getByRole('heading', { name: 'إعدادات الملف الشخصي' }).count()).toBe(1);
   });
 
+  it("shows the WebDAV address, which a client can use with the user's credentials", async () => {
+    const user = await createUser(admin, fm, 'davuser');
+    const page = await browser.newPage();
+    await openLoggedIn(page, fm.url, user.client.token, '/settings/profile');
+    const address = page.getByLabel('WebDAV address');
+    await expect.poll(() => address.inputValue()).toBe(`${fm.url}/dav/`);
+    expect(await page.getByText('with your user name, davuser, and your password').count()).toBe(1);
+    const auth = `Basic ${Buffer.from(`davuser:${user.password}`).toString('base64')}`;
+    const res = await fetch(await address.inputValue(), { method: 'PROPFIND', headers: { Authorization: auth, Depth: '0' } });
+    expect(res.status).toBe(207);
+  });
+
   it('changes the password only when both fields match, and keeps the session', async () => {
     const user = await createUser(admin, fm, 'changer');
     const page = await browser.newPage();

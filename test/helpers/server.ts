@@ -147,6 +147,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
     key: flags.key,
     allowedHosts: splitList(flags.allowedHosts),
     requestLog: flags.log === 'off' ? undefined : print,
+    webdavPrefix: flags.webdav ? serveCli.normalizeWebdavPrefix(flags.webdavPrefix) : undefined,
   });
   print(`listening on ${running.url}`);
   services.uploads.start();

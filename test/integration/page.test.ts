@@ -69,6 +69,7 @@ describe('the page', () => {
       ReCaptcha: false,
       EnableExec: false,
       TusSettings: { chunkSize: 10485760, retryCount: 5 },
+      WebDAVPath: '/dav/',
     });
     expect(settings.Version).toMatch(/^\d+\.\d+\.\d+/);
   });

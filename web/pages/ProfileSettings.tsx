@@ -1,4 +1,4 @@
-/** /settings/profile: display preferences, language, the password card (spec §2 "Settings") and access tokens. */
+/** /settings/profile: display preferences, language, the password card (spec §2 "Settings"), the WebDAV address and access tokens. */
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -12,6 +12,7 @@ import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { AccessTokensCard } from '../components/settings/AccessTokensCard.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
+import { WebDavCard } from '../components/settings/WebDavCard.tsx';
 
 function ProfileCard() {
   const { renewToken } = useSession();
@@ -156,6 +157,7 @@ export default function ProfileSettingsPage() {
       <div className="settings-cards">
         <ProfileCard />
         {!user.lockPassword && <PasswordCard />}
+        <WebDavCard />
         {/* Without authentication every request is the admin's: a token would add nothing. */}
         {settings.AuthMethod !== 'noauth' && <AccessTokensCard />}
       </div>

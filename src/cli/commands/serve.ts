@@ -24,6 +24,8 @@ export interface ServeOptions {
   allowedHosts: string;
   signupLimit: string;
   index: boolean;
+  webdav: boolean;
+  webdavPrefix: string;
   cacheDir?: string;
   execTimeout: string;
   execMaxOutput: string;
@@ -57,6 +59,8 @@ export function serveCommand(): Command {
     .addOption(new Option('--signup-limit <n>', 'sign-ups accepted per client address and hour (0 = no limit)').env('FM_SIGNUP_LIMIT').default('10'))
     .addOption(new Option('--cache-dir <dir>', 'cache folder for previews and the search index (default: <data folder>/cache)').env('FM_CACHE_DIR'))
     .addOption(new Option('--no-index', 'do not build the search index (search walks the tree)').env('FM_NO_INDEX'))
+    .addOption(new Option('--webdav-prefix <path>', 'URL path where WebDAV answers').env('FM_WEBDAV_PREFIX').default('/dav'))
+    .addOption(new Option('--no-webdav', 'do not answer WebDAV').env('FM_NO_WEBDAV'))
     .addOption(new Option('--exec-timeout <duration>', 'time limit of each command run and hook').env('FM_EXEC_TIMEOUT').default('10m'))
     .addOption(new Option('--exec-max-output <bytes>', 'output limit of each command run and hook (e.g. 10M)').env('FM_EXEC_MAX_OUTPUT').default('10M'))
     .addOption(
@@ -94,6 +98,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const port = Number(opts.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port "${opts.port}"`);
   const baseURL = normalizeBaseURL(opts.baseurl);
+  const webdavPrefix = opts.webdav ? normalizeWebdavPrefix(opts.webdavPrefix) : undefined;
   if ((opts.cert && !opts.key) || (!opts.cert && opts.key)) throw new UsageError('--cert and --key go together');
   // commander turns a boolean flag on whenever its variable is set, even to "false".
   const noauth = cmd.getOptionValueSource('noauth') === 'env' ? envFlag('FM_NOAUTH') : Boolean(opts.noauth);
@@ -184,6 +189,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     key: opts.key,
     allowedHosts,
     requestLog: requestLog?.write,
+    webdavPrefix,
   });
   out(`listening on ${running.url}`);
   // Modules kept out of the start-up path, loaded now so that the first login does not wait for them.
@@ -250,6 +256,17 @@ export function normalizeBaseURL(raw: string): string {
   if (!trimmed) return '';
   if (!/^\/[A-Za-z0-9._~\-/]*$/.test(trimmed)) throw new UsageError(`invalid base URL "${raw}" (use a path such as /fm)`);
   return trimmed;
+}
+
+/** `--webdav-prefix`: a path of its own, not one the API, the bundle or the pages use. */
+export function normalizeWebdavPrefix(raw: string): string {
+  const prefix = raw.trim().replace(/\/+$/, '');
+  if (!/^\/[A-Za-z0-9._~\-/]+$/.test(prefix)) throw new UsageError(`invalid WebDAV prefix "${raw}" (use a path such as /dav)`);
+  const first = prefix.split('/')[1].toLowerCase();
+  if (['api', 'static', 'health', 'files', 'settings', 'share', 'login', '403', '404', '500'].includes(first)) {
+    throw new UsageError(`the WebDAV prefix "${raw}" is a path fm already uses`);
+  }
+  return prefix;
 }
 
 interface RequestLogTarget {

@@ -56,6 +56,8 @@ export function loadWebBundle(dir: string): WebBundle {
 export interface PageOptions {
   baseURL: string;
   version: string;
+  /** The WebDAV prefix, when WebDAV is on. */
+  webdavPrefix?: string;
 }
 
 /** What the branding folder provides that the page links to: custom.css, and the logo it has if any. */
@@ -95,6 +97,7 @@ export function startupSettings(s: Settings, method: string, opts: PageOptions, 
     Theme: s.branding.theme,
     TusSettings: { chunkSize: s.tus.chunkSize, retryCount: s.tus.retryCount },
     Version: opts.version,
+    WebDAVPath: opts.webdavPrefix ? `${opts.baseURL}${opts.webdavPrefix}/` : '',
   };
 }
 

@@ -33,7 +33,7 @@ import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
 export const isoTime = makeIsoTime();
 const quote = makeQuote();
 
-const KIND_DANGLING = 4;
+export const KIND_DANGLING = 4;
 
 /** The entries of a folder, as parallel arrays (indices into `names`). */
 export interface FolderScan {

@@ -196,6 +196,17 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
   return dst.virtual;
 }
 
+/**
+ * Sets a file's or folder's modification time (WebDAV clients keep the local file's): modify
+ * permission, or create for the file a request has just created.
+ */
+export async function setModified(svc: OperationServices, access: Access, virtual: string, mtime: Date, op: 'modify' | 'create' = 'modify'): Promise<void> {
+  if (Number.isNaN(mtime.getTime())) throw new BadRequestError('invalid modification time');
+  const target = await svc.gate.resolve(access, virtual, op, { allowRoot: false, mustExist: true });
+  await svc.gate.withParent(target, {}, (dir, name) => dir.setModified(name, mtime));
+  await svc.events.emit('written', { abs: target.real, isDir: target.isDir, user: access.user });
+}
+
 /** The first free `name (n).ext` beside an existing destination (the contract's rule, src/api/files.ts). */
 async function freeName(dst: Target): Promise<string> {
   const dir = parentOf(dst.virtual);

@@ -226,6 +226,12 @@ export class DirHandle {
     return this.on(name, (p) => fsp.open(p, flags | O_NOFOLLOW, mode));
   }
 
+  /** Sets an entry's modification time (its access time stays); a symlink's own times, never its target's. */
+  async setModified(name: string, mtime: Date): Promise<void> {
+    const st = await this.lstat(name);
+    await this.on(name, (p) => fsp.lutimes(p, st.atime, mtime));
+  }
+
   unlink(name: string): Promise<void> {
     return this.on(name, (p) => fsp.unlink(p));
   }

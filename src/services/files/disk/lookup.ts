@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { osPath } from './names.ts';
 import { realPath, realPathSync } from './dirents.ts';
-import type { Stats } from './types.ts';
+import type { BigIntStats, Stats } from './types.ts';
 
 export { realPath, realPathSync };
 
@@ -18,6 +18,28 @@ export function lstat(p: string): Promise<Stats> {
 
 export function stat(p: string): Promise<Stats> {
   return fsp.stat(osPath(p));
+}
+
+/** stat with nanosecond times (ETags are built from them, operations.ts `etagOf`); undefined when missing. */
+export async function statNs(p: string): Promise<BigIntStats | undefined> {
+  try {
+    return await fsp.stat(osPath(p), { bigint: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `statNs` of many paths: synchronous stats in batches that yield between them (on 2 cores
+ * faster than a promise per path through the thread pool, as the listing's stats are).
+ */
+export async function statNsMany(paths: string[]): Promise<Array<BigIntStats | undefined>> {
+  const out: Array<BigIntStats | undefined> = new Array(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    if (i > 0 && i % 512 === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    out[i] = fs.statSync(osPath(paths[i]), { bigint: true, throwIfNoEntry: false });
+  }
+  return out;
 }
 
 export function lstatSync(p: string): Stats {

@@ -1,0 +1,89 @@
+/**
+ * WebDAV sign-in: HTTP Basic with the user's own credentials, checked by the same login as
+ * POST /api/login (auth method, throttle per user and address, 429 when locked). No anonymous
+ * access: without credentials, or with wrong ones, the answer is 401 with a challenge.
+ *
+ * Clients send the credentials with every request, and bcrypt costs tens of milliseconds, so a
+ * successful check is remembered for a few minutes under a digest of the header: only while
+ * the user's password hash and session epoch are unchanged (a password change or a deletion
+ * ends it at once).
+ */
+import { createHash } from 'node:crypto';
+import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
+import { AuthService } from '../../services/auth.ts';
+import { peerAddress } from '../client-address.ts';
+import { requestSettings } from '../middleware/auth.ts';
+import type { FmContext } from '../types.ts';
+
+export const DAV_REALM = 'fm';
+const REMEMBER_MS = 5 * 60_000;
+const MAX_REMEMBERED = 10_000;
+
+interface Remembered {
+  userId: number;
+  passwordHash: string;
+  epoch: number;
+  until: number;
+}
+
+/** Per server (its services), so that two servers in one process never share an entry. */
+const rememberedBy = new WeakMap<object, Map<string, Remembered>>();
+
+function challenge(message: string): UnauthorizedError {
+  const err = new UnauthorizedError(message);
+  err.headers['WWW-Authenticate'] = `Basic realm="${DAV_REALM}", charset="UTF-8"`;
+  return err;
+}
+
+/** `Authorization: Basic` → username and password, or undefined. */
+export function parseBasic(header: string): { username: string; password: string } | undefined {
+  const m = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return undefined;
+  return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Sets ctx.state.user from the request's credentials, or throws 401 (429 when throttled). */
+export async function davSignIn(ctx: FmContext): Promise<void> {
+  const s = ctx.services;
+  const settings = await requestSettings(ctx);
+  if (s.auth.method(settings) === 'proxy') {
+    const user = await s.auth.proxyUser(settings, { peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
+    if (!user) throw challenge('login required');
+    ctx.state.user = user;
+    return;
+  }
+  const header = ctx.get('Authorization');
+  const creds = parseBasic(header);
+  if (!creds) throw challenge('login required');
+  let remembered = rememberedBy.get(s);
+  if (!remembered) {
+    remembered = new Map();
+    rememberedBy.set(s, remembered);
+  }
+  const key = createHash('sha256').update(header).digest('base64');
+  const hit = remembered.get(key);
+  if (hit && hit.until > Date.now()) {
+    const user = await s.repos.users.get(hit.userId);
+    if (user && user.password === hit.passwordHash && user.sessionEpoch === hit.epoch) {
+      // A locked-out user and address stay locked out, remembered or not (429), as at the login.
+      const keys = AuthService.throttleKeys(creds.username, ctx.ip);
+      s.auth.throttle.check(keys);
+      s.auth.throttle.succeed(keys);
+      ctx.state.user = user;
+      return;
+    }
+  }
+  remembered.delete(key);
+  try {
+    const user = await s.auth.login({ ...creds, ip: ctx.ip, peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
+    if (remembered.size >= MAX_REMEMBERED) remembered.clear();
+    remembered.set(key, { userId: user.id, passwordHash: user.password, epoch: user.sessionEpoch, until: Date.now() + REMEMBER_MS });
+    ctx.state.user = user;
+  } catch (err) {
+    if (err instanceof ForbiddenError) throw challenge(err.message);
+    throw err;
+  }
+}
