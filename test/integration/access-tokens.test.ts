@@ -238,3 +238,41 @@ describe('an admin token', () => {
     expect((await bearer(limited.token, '/api/settings')).status).toBe(403);
   });
 });
+
+describe('a token as the WebDAV password', () => {
+  const dav = (user: string, token: string, method: string, pathname: string, init: { body?: string; headers?: Record<string, string> } = {}) =>
+    fetch(`${fm.url}/dav${pathname}`, {
+      method,
+      body: init.body,
+      headers: { Authorization: `Basic ${Buffer.from(`${user}:${token}`).toString('base64')}`, Depth: '1', ...init.headers },
+    });
+
+  it('signs in with the user name, narrowed as on the API', async () => {
+    const reader = (await makeToken(alice.client, { name: 'dav reader', readOnly: true, path: '/docs' })).token;
+    const listing = await dav('alice', reader, 'PROPFIND', '/');
+    expect(listing.status).toBe(207);
+    const xml = await listing.text();
+    expect(xml).toContain('a.txt');
+    expect(xml).not.toContain('top.txt');
+    expect((await dav('alice', reader, 'GET', '/a.txt')).status).toBe(200);
+    expect((await dav('alice', reader, 'PUT', '/new.txt', { body: 'x' })).status).toBe(403);
+    expect((await dav('alice', reader, 'MKCOL', '/made')).status).toBe(403);
+    expect(fs.existsSync(path.join(root, 'alice/docs/new.txt'))).toBe(false);
+
+    const writer = (await makeToken(alice.client, { name: 'dav writer' })).token;
+    expect((await dav('alice', writer, 'PUT', '/via-dav.txt', { body: 'dav' })).status).toBe(201);
+    expect(fs.readFileSync(path.join(root, 'alice/via-dav.txt'), 'utf8')).toBe('dav');
+  });
+
+  it("refuses another user's name, a wrong token and a deleted one with a Basic challenge", async () => {
+    const made = await makeToken(alice.client, { name: 'dav doomed' });
+    const refused = async (res: Response) => {
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Basic realm="fm"/);
+    };
+    await refused(await dav('admin', made.token, 'PROPFIND', '/'));
+    await refused(await dav('alice', `${made.token.slice(0, -2)}xx`, 'PROPFIND', '/'));
+    await alice.client.fetch(`/api/tokens/${made.id}`, { method: 'DELETE' });
+    await refused(await dav('alice', made.token, 'PROPFIND', '/'));
+  });
+});

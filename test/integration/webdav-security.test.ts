@@ -244,7 +244,7 @@ describe('LOCK: a lock belongs to the user who took it', () => {
 });
 
 describe("AUTH: Basic with the user's credentials, throttled like the login", () => {
-  it('no or wrong credentials get 401 with a Basic challenge; a token is not a WebDAV credential', async () => {
+  it('no or wrong credentials get 401 with a Basic challenge; a session token is not a WebDAV credential', async () => {
     for (const headers of [
       {} as Record<string, string>,
       { Authorization: `Basic ${Buffer.from('alice:wrong').toString('base64')}` },

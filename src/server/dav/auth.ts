@@ -1,7 +1,8 @@
 /**
  * WebDAV sign-in: HTTP Basic with the user's own credentials, checked by the same login as
- * POST /api/login (auth method, throttle per user and address, 429 when locked). No anonymous
- * access: without credentials, or with wrong ones, the answer is 401 with a challenge.
+ * POST /api/login (auth method, throttle per user and address, 429 when locked), or with the
+ * user's name and a personal access token as the password (narrowed as on the API). No
+ * anonymous access: without credentials, or with wrong ones, the answer is 401 with a challenge.
  *
  * Clients send the credentials with every request, and bcrypt costs tens of milliseconds, so a
  * successful check is remembered for a few minutes under a digest of the header: only while
@@ -12,7 +13,9 @@ import { createHash } from 'node:crypto';
 import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
 import { AuthService } from '../../services/auth.ts';
 import { peerAddress } from '../client-address.ts';
-import { requestSettings } from '../middleware/auth.ts';
+import { requestSettings, signInWithAccessToken } from '../middleware/auth.ts';
+import { isAccessToken } from '../../services/access-tokens.ts';
+import type { UserRecord } from '../../storage/repos/users.ts';
 import type { FmContext } from '../types.ts';
 
 export const DAV_REALM = 'fm';
@@ -58,6 +61,18 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
   const header = ctx.get('Authorization');
   const creds = parseBasic(header);
   if (!creds) throw challenge('login required');
+  if (isAccessToken(creds.password)) {
+    // A token is checked by its hash (no bcrypt, nothing to remember); a wrong one is a challenge.
+    let owner: UserRecord;
+    try {
+      owner = await signInWithAccessToken(ctx, creds.password);
+    } catch (err) {
+      if (err instanceof UnauthorizedError) throw challenge(err.message);
+      throw err;
+    }
+    if (creds.username !== owner.username) throw challenge('the token belongs to another user');
+    return;
+  }
   let remembered = rememberedBy.get(s);
   if (!remembered) {
     remembered = new Map();

@@ -3,6 +3,7 @@ import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
 import type { PermissionName } from '../../api/user.ts';
 import { isAccessToken, narrowedUser } from '../../services/access-tokens.ts';
 import { peerAddress } from '../client-address.ts';
+import type { UserRecord } from '../../storage/repos/users.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
 
 /** The token from `X-Auth` (exactly three parts), `Authorization: Bearer`, or the `auth` cookie on GET/HEAD. */
@@ -27,6 +28,19 @@ export async function requestSettings(ctx: FmContext) {
 /** What a read-only access token may ask for: reads, in HTTP and WebDAV. */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PROPFIND']);
 
+/**
+ * Signs the request in with a personal access token (the API's Bearer, WebDAV's Basic password):
+ * its user narrowed to the token, read-only tokens refused for every method that writes.
+ * Returns the token's user as stored (un-narrowed), for callers that check its name.
+ */
+export async function signInWithAccessToken(ctx: FmContext, token: string): Promise<UserRecord> {
+  const { record, user } = await ctx.services.accessTokens.verify(token);
+  if (record.readOnly && !READ_METHODS.has(ctx.method)) throw new ForbiddenError('this access token is read-only', 'permission_required');
+  ctx.state.user = narrowedUser(user, record);
+  ctx.state.accessToken = record;
+  return user;
+}
+
 /** Resolves the signed-in user, or throws 401. */
 export async function resolveUser(ctx: FmContext): Promise<void> {
   const s = ctx.services;
@@ -48,10 +62,7 @@ export async function resolveUser(ctx: FmContext): Promise<void> {
   const token = readToken(ctx);
   if (!token) throw new UnauthorizedError('login required');
   if (isAccessToken(token)) {
-    const { record, user } = await s.accessTokens.verify(token);
-    if (record.readOnly && !READ_METHODS.has(ctx.method)) throw new ForbiddenError('this access token is read-only', 'permission_required');
-    ctx.state.user = narrowedUser(user, record);
-    ctx.state.accessToken = record;
+    await signInWithAccessToken(ctx, token);
     return;
   }
   const { claims, user } = await s.tokens.verify(token);
