@@ -8,7 +8,7 @@ import type { Gate, Target } from './gate.ts';
 import { readEntries } from './disk/dirents.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 import { openForRead } from './io.ts';
-import { isoTime, listingFromScan, listingJson, pageOf, renderLargeListing, scanFolder } from './listing.ts';
+import { isoTime, listingFromScan, listingJson, pageOf, renderLargeListing, scanFolder, visibleEntries } from './listing.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
 import { baseName, parentOf } from './paths.ts';
 
@@ -54,9 +54,11 @@ export async function listFolder(gate: Gate, target: Target, opts: ListOptions):
 
 /** The same listing as UTF-8 JSON, written without building an object per entry (large folders). */
 export async function listFolderJson(gate: Gate, target: Target, opts: ListOptions): Promise<Buffer> {
-  const large = await renderLargeListing(gate, target, folderBase(target), opts.sorting, opts.offset, opts.limit);
+  // Read once: small folders are then scanned on this thread, large ones in the workers.
+  const entries = await visibleEntries(gate, target);
+  const large = await renderLargeListing(gate, target, folderBase(target), opts.sorting, opts.offset, opts.limit, entries);
   if (large) return large;
-  const { scan, order } = await scanFolder(gate, target, opts.sorting);
+  const { scan, order } = await scanFolder(gate, target, opts.sorting, entries);
   const { page, paged } = pageOf(order, opts.offset, opts.limit);
   return listingJson(scan, folderBase(target), opts.sorting, page, paged, order.length);
 }

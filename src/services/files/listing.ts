@@ -55,7 +55,7 @@ export interface FolderScan {
  * The entries a listing may show: not hidden or denied by rules, not fm's own, not in-progress
  * uploads. Names that are not UTF-8 are listed too (escaped, disk/names.ts), with their bytes.
  */
-async function visibleEntries(gate: Gate, target: Target): Promise<EntryPaths> {
+export async function visibleEntries(gate: Gate, target: Target): Promise<EntryPaths> {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
@@ -88,9 +88,9 @@ export interface OrderedScan {
  * Reads a folder target: hidden, denied, protected and in-progress entries are left out, links
  * are resolved (those leaving the scope left out), and the entries are put in listing order.
  */
-export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): Promise<OrderedScan> {
+export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, read?: EntryPaths): Promise<OrderedScan> {
   const { access } = target;
-  const entries = await visibleEntries(gate, target);
+  const entries = read ?? (await visibleEntries(gate, target));
   const { names, prefix: absPrefix } = entries;
   const n = names.length;
   const stats = statAll(entries);
@@ -235,7 +235,8 @@ const CHUNK_BYTES = 1 << 20;
 export function listingJson(scan: FolderScan, base: FileInfoDto, sorting: Sorting, order: number[], paged: boolean, total: number): Buffer {
   const prefix = scan.virtual === '/' ? '/' : `${scan.virtual}/`;
   const chunks: Buffer[] = [];
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  // Sized for the page (a fresh 1 MiB per small listing made the garbage collector run often).
+  let buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, 4096 + order.length * 256));
   let off = 0;
   const put = (s: string) => {
     if (off + s.length * 3 > buf.length) {
@@ -321,9 +322,10 @@ export async function renderLargeListing(
   sorting: Sorting,
   offset?: number,
   limit?: number,
+  read?: EntryPaths,
 ): Promise<Buffer | undefined> {
   if (sorting.by === 'size' || sorting.by === 'modified') return undefined;
-  const entries = await visibleEntries(gate, target);
+  const entries = read ?? (await visibleEntries(gate, target));
   const { names } = entries;
   if (names.length < PARALLEL_MIN) return undefined;
   const rendering = renderInWorkers(
