@@ -61,12 +61,12 @@ const SMALL_PAGE = 2000;
  * a folder sorted by name stats only its own entries; large folders are rendered in the workers.
  */
 export async function listFolderJson(gate: Gate, target: Target, opts: ListOptions): Promise<Buffer> {
-  const entries = await visibleEntries(gate, target);
   const base = folderBase(target);
   const byName = opts.sorting.by !== 'size' && opts.sorting.by !== 'modified';
   if (byName && opts.limit !== undefined && opts.limit <= SMALL_PAGE) {
-    return renderNamePage(gate, target, base, opts.sorting, { offset: opts.offset ?? 0, limit: opts.limit }, entries);
+    return renderNamePage(gate, target, base, opts.sorting, { offset: opts.offset ?? 0, limit: opts.limit });
   }
+  const entries = await visibleEntries(gate, target);
   const large = await renderLargeListing(gate, target, base, opts.sorting, opts.offset, opts.limit, entries);
   if (large) return large;
   const { scan, order } = await scanFolder(gate, target, opts.sorting, entries);

@@ -44,23 +44,31 @@ export interface VisibleEntries extends EntryPaths {
   kinds: Uint8Array;
 }
 
-/**
- * The entries a listing may show, in ascending name order: not hidden or denied by rules, not
- * fm's own, not in-progress uploads. Names that are not UTF-8 are listed too (escaped,
- * disk/names.ts), with their bytes.
- */
-export async function visibleEntries(gate: Gate, target: Target): Promise<VisibleEntries> {
+/** Whether a name of the target folder may be listed: not hidden or denied by rules, not fm's own, not an in-progress upload. */
+function visibilityIn(gate: Gate, target: Target): (name: string) => boolean {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
   const own = gate.protectedNamesIn(target.real);
-  const shows = (name: string) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
+  return (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
+}
+
+/** The absolute folder path of the target's entries, with its bytes when it is not UTF-8. */
+function entriesAt(target: Target): EntryPaths {
   const prefix = target.real === '/' ? '/' : `${target.real}/`;
+  return hasEscapes(prefix) ? { prefix, names: [], prefixBytes: nameBytes(prefix) } : { prefix, names: [] };
+}
+
+/**
+ * The entries a listing may show (visibilityIn), in ascending name order. Names that are not
+ * UTF-8 are listed too (escaped, disk/names.ts), with their bytes.
+ */
+export async function visibleEntries(gate: Gate, target: Target): Promise<VisibleEntries> {
+  const shows = visibilityIn(gate, target);
   const { names, kinds, bytes } = await readSortedFolder(target.real, target.stat);
   const keep: number[] = [];
   for (let i = 0; i < names.length; i++) if (shows(names[i])) keep.push(i);
-  const entries: VisibleEntries = { prefix, names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]) };
-  if (hasEscapes(prefix)) entries.prefixBytes = nameBytes(prefix);
+  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]) };
   if (bytes) entries.nameBytes = keep.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   return entries;
 }
@@ -137,39 +145,44 @@ async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Pro
 
 /**
  * One page of a folder sorted by name, as listing JSON. The order comes from the names and
- * their d_type kinds (links resolved through the gate, those leaving the scope left out) and
- * only the page's entries are stat'ed, so the first page of a huge folder costs about what a
- * small folder does once its names are known. numDirs, numFiles and numTotal count the folder.
+ * their d_type kinds (links resolved through the gate, those leaving the scope left out) in one
+ * pass, and only the page's entries are stat'ed: once the folder's names are known, the first
+ * page of a huge folder costs little more than a small folder. numDirs, numFiles and numTotal
+ * count the folder.
  */
 export async function renderNamePage(
   gate: Gate,
   target: Target,
   base: FileInfoDto,
   sorting: Sorting,
-  page: { offset: number; limit?: number },
-  entries: VisibleEntries,
+  page: { offset: number; limit: number },
 ): Promise<Buffer> {
-  const { names, kinds, prefix } = entries;
+  const shows = visibilityIn(gate, target);
+  const { names, kinds, bytes } = await readSortedFolder(target.real, target.stat);
+  const sub = entriesAt(target);
   const dirs: number[] = [];
   const files: number[] = [];
-  for (const i of nameOrder(names.length, sorting.asc)) {
+  const n = names.length;
+  for (let o = 0; o < n; o++) {
+    const i = sorting.asc ? o : n - 1 - o;
+    if (!shows(names[i])) continue;
     if (kinds[i] === DIRENT_LINK) {
-      const resolved = gate.resolveLinkEntry(target.access, prefix + names[i]);
+      const resolved = gate.resolveLinkEntry(target.access, sub.prefix + names[i]);
       if (resolved === 'denied') continue;
       (resolved !== 'dangling' && resolved.stat.isDirectory() ? dirs : files).push(i);
     } else (kinds[i] === DIRENT_DIR ? dirs : files).push(i);
   }
-  const all = dirs.concat(files);
-  const slice = all.slice(page.offset, page.limit === undefined ? undefined : page.offset + page.limit);
-  const sub: EntryPaths = { prefix, names: slice.map((i) => names[i]) };
-  if (entries.prefixBytes) sub.prefixBytes = entries.prefixBytes;
-  if (entries.nameBytes) sub.nameBytes = slice.map((i) => entries.nameBytes![i]);
+  const total = dirs.length + files.length;
+  const slice: number[] = [];
+  for (let p = page.offset; p < Math.min(total, page.offset + page.limit); p++) slice.push(p < dirs.length ? dirs[p] : files[p - dirs.length]);
+  sub.names = slice.map((i) => names[i]);
+  if (bytes) sub.nameBytes = slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   const scan = await statEntries(gate, target, sub);
   scan.numDirs = dirs.length;
   scan.numFiles = files.length;
   const order: number[] = [];
   for (let i = 0; i < slice.length; i++) if (scan.present[i]) order.push(i);
-  return listingJson(scan, base, sorting, order, true, all.length);
+  return listingJson(scan, base, sorting, order, true, total);
 }
 
 /** The present entries of an order, folders first, otherwise keeping the order. */
