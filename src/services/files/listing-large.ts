@@ -8,7 +8,8 @@ import type { Gate, Target } from './gate.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, typeFromName } from './types.ts';
 import { PARALLEL_MIN, RENDERED_DIR, RENDERED_FILE, RENDERED_LINK, renderInWorkers } from './disk/listing-worker.ts';
 import { lstatOrUndefined } from './disk/lookup.ts';
-import { isoTime, nameOrder, visibleEntries, type VisibleEntries } from './listing.ts';
+import { inDirection } from './folder-names.ts';
+import { isoTime, visibleEntries, type VisibleEntries } from './listing.ts';
 import { itemJson, makeQuote } from './listing-render.ts';
 
 const quote = makeQuote();
@@ -44,7 +45,8 @@ function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; i
 
 /**
  * The JSON of a large folder sorted by name: the worker threads lstat and render the entries
- * (which come in name order); then folders go first and the bytes are copied. Undefined when
+ * while this thread puts them in name order (sorting them when the folder was just read); then
+ * folders go first and the bytes are copied. Undefined when
  * the folder is small, sorted by size or date, or no worker is usable (the caller then uses
  * scanFolder).
  */
@@ -70,8 +72,8 @@ export async function renderLargeListing(
     entries,
   );
   if (!rendering) return undefined;
+  const byName = inDirection(entries.ascending(), sorting.asc); // meanwhile, here
   const parts = await rendering;
-  const byName = nameOrder(names.length, sorting.asc);
 
   // Where each entry's bytes are: part p, index i - from; links rendered here.
   const partOf = new Uint8Array(names.length);

@@ -1,6 +1,6 @@
 /**
- * Folder listings built for 100k+ entries. The names come in name order from folder-names.ts
- * (remembered while the folder is unchanged); one lstat per entry into typed arrays (no
+ * Folder listings built for 100k+ entries. The names and their name order come from
+ * folder-names.ts (remembered while the folder is unchanged); one lstat per entry into typed arrays (no
  * per-entry objects that survive into the old generation); the JSON is written straight from
  * the arrays into buffers. Large folders are rendered in worker threads (listing-large.ts); a
  * page of a folder sorted by name stats only the entries of the page (`renderNamePage`).
@@ -14,7 +14,7 @@ import { goFileMode, listingType } from './types.ts';
 import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
 import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, statAll, type EntryPaths } from './disk/listing-worker.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
-import { readSortedFolder } from './folder-names.ts';
+import { ascendingOrder, inDirection, readFolderNames } from './folder-names.ts';
 import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
 
 /** `Date#toISOString()` of a time in ms, without a Date per call (see listing-render.ts). */
@@ -39,9 +39,11 @@ export interface FolderScan {
   numFiles: number;
 }
 
-/** The visible entries of a folder, in ascending name order, with their d_type kinds (DIRENT_*). */
+/** The visible entries of a folder with their d_type kinds (DIRENT_*). */
 export interface VisibleEntries extends EntryPaths {
   kinds: Uint8Array;
+  /** The indices in ascending name order (sorted at the first call when the folder was just read). */
+  ascending(): number[];
 }
 
 /** Whether a name of the target folder may be listed: not hidden or denied by rules, not fm's own, not an in-progress upload. */
@@ -60,24 +62,24 @@ function entriesAt(target: Target): EntryPaths {
 }
 
 /**
- * The entries a listing may show (visibilityIn), in ascending name order. Names that are not
- * UTF-8 are listed too (escaped, disk/names.ts), with their bytes.
+ * The entries a listing may show (visibilityIn). Names that are not UTF-8 are listed too
+ * (escaped, disk/names.ts), with their bytes.
  */
 export async function visibleEntries(gate: Gate, target: Target): Promise<VisibleEntries> {
   const shows = visibilityIn(gate, target);
-  const { names, kinds, bytes } = await readSortedFolder(target.real, target.stat);
+  const folder = await readFolderNames(target.real, target.stat);
+  const { names, kinds, bytes } = folder;
+  const at = new Int32Array(names.length).fill(-1); // folder index → index in the entries
   const keep: number[] = [];
-  for (let i = 0; i < names.length; i++) if (shows(names[i])) keep.push(i);
-  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]) };
+  for (let i = 0; i < names.length; i++) if (shows(names[i])) at[i] = keep.push(i) - 1;
+  const ascending = () => {
+    const out: number[] = [];
+    for (const i of ascendingOrder(folder)) if (at[i] >= 0) out.push(at[i]);
+    return out;
+  };
+  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]), ascending };
   if (bytes) entries.nameBytes = keep.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   return entries;
-}
-
-/** Indices 0..n-1 in name order: ascending, or the exact reverse. */
-export function nameOrder(n: number, asc: boolean): number[] {
-  const order: number[] = new Array(n);
-  for (let o = 0; o < n; o++) order[o] = asc ? o : n - 1 - o;
-  return order;
 }
 
 /** A folder's scan and its entries in listing order. */
@@ -94,7 +96,8 @@ export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, r
   const entries = read ?? (await visibleEntries(gate, target));
   const scan = await statEntries(gate, target, entries);
   const byName = sorting.by !== 'size' && sorting.by !== 'modified';
-  const order = byName ? foldersFirst(nameOrder(entries.names.length, sorting.asc), scan) : sortIndices(scan, sorting);
+  const ascending = entries.ascending();
+  const order = byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
   return { scan, order };
 }
 
@@ -158,13 +161,15 @@ export async function renderNamePage(
   page: { offset: number; limit: number },
 ): Promise<Buffer> {
   const shows = visibilityIn(gate, target);
-  const { names, kinds, bytes } = await readSortedFolder(target.real, target.stat);
+  const folder = await readFolderNames(target.real, target.stat);
+  const { names, kinds, bytes } = folder;
+  const ascending = ascendingOrder(folder);
   const sub = entriesAt(target);
   const dirs: number[] = [];
   const files: number[] = [];
   const n = names.length;
   for (let o = 0; o < n; o++) {
-    const i = sorting.asc ? o : n - 1 - o;
+    const i = ascending[sorting.asc ? o : n - 1 - o];
     if (!shows(names[i])) continue;
     if (kinds[i] === DIRENT_LINK) {
       const resolved = gate.resolveLinkEntry(target.access, sub.prefix + names[i]);
@@ -198,12 +203,16 @@ function foldersFirst(order: number[], scan: FolderScan): number[] {
 }
 
 /** Indices of the present entries in listing order: folders first, then by size or modified (ties by name). */
-function sortIndices(scan: FolderScan, sorting: Sorting): number[] {
+function sortIndices(scan: FolderScan, sorting: Sorting, ascending: number[]): number[] {
   const { names, size, mtime, present, kind } = scan;
   const dir = sorting.asc ? 1 : -1;
-  // The entries are in ascending name order, so ties go by index.
+  // Ties go by name, ascending: by rank in the name order.
+  const rank = new Uint32Array(names.length);
+  for (let r = 0; r < ascending.length; r++) rank[ascending[r]] = r;
   const cmp =
-    sorting.by === 'size' ? (a: number, b: number) => (size[a] - size[b]) * dir || a - b : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || a - b;
+    sorting.by === 'size'
+      ? (a: number, b: number) => (size[a] - size[b]) * dir || rank[a] - rank[b]
+      : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || rank[a] - rank[b];
   const order: number[] = [];
   for (let i = 0; i < names.length; i++) if (present[i]) order.push(i);
   order.sort((a, b) => {
