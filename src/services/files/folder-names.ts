@@ -26,7 +26,7 @@ export interface FolderNames {
 
 const RACY_MS = 2000;
 /** The names kept over all folders; the least recently listed folders go first. */
-const MAX_NAMES = 1_000_000;
+const MAX_NAMES = 500_000;
 
 interface Kept {
   folder: FolderNames;
