@@ -1,10 +1,10 @@
 /**
  * Folder listings built for 100k+ entries. The names and their name order come from
- * folder-names.ts (remembered while the folder is unchanged); one lstat per entry into typed arrays (no
- * per-entry objects that survive into the old generation); the JSON is written straight from
- * the arrays into buffers. Large folders are rendered in worker threads (listing-large.ts); a
- * page of a folder sorted by name stats only the entries of the page (`renderNamePage`).
- * `listFolder` (info.ts) builds DTOs from the same scan.
+ * folder-names.ts (remembered while the folder is unchanged); one lstat per entry into typed
+ * arrays (no per-entry objects that survive into the old generation); the JSON is written
+ * straight from the arrays into buffers. Large folders are rendered in worker threads
+ * (listing-large.ts); a page of a folder sorted by name stats only the entries of the page
+ * (`renderNamePage`). `listFolder` (info.ts) builds DTOs from the same scan.
  */
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
