@@ -4,14 +4,13 @@
  * arrays (no per-entry objects that survive into the old generation); the JSON is written
  * straight from the arrays into buffers. Large folders are rendered in worker threads
  * (listing-large.ts); a page of a folder sorted by name stats only the entries of the page
- * (`renderNamePage`). `listFolder` (info.ts) builds DTOs from the same scan.
+ * (listing-page.ts). `listFolder` (info.ts) builds DTOs from the same scan.
  */
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { PARTIAL_PREFIX } from './gate.ts';
 import { goFileMode, listingType } from './types.ts';
-import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
 import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, statAll, type EntryPaths } from './disk/listing-worker.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
 import { ascendingOrder, inDirection, readFolderNames } from './folder-names.ts';
@@ -47,7 +46,7 @@ export interface VisibleEntries extends EntryPaths {
 }
 
 /** Whether a name of the target folder may be listed: not hidden or denied by rules, not fm's own, not an in-progress upload. */
-function visibilityIn(gate: Gate, target: Target): (name: string) => boolean {
+export function visibilityIn(gate: Gate, target: Target): (name: string) => boolean {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
@@ -56,7 +55,7 @@ function visibilityIn(gate: Gate, target: Target): (name: string) => boolean {
 }
 
 /** The absolute folder path of the target's entries, with its bytes when it is not UTF-8. */
-function entriesAt(target: Target): EntryPaths {
+export function entriesAt(target: Target): EntryPaths {
   const prefix = target.real === '/' ? '/' : `${target.real}/`;
   return hasEscapes(prefix) ? { prefix, names: [], prefixBytes: nameBytes(prefix) } : { prefix, names: [] };
 }
@@ -102,7 +101,7 @@ export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, r
 }
 
 /** One lstat per entry (links resolved through the gate) into a scan. */
-async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Promise<FolderScan> {
+export async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Promise<FolderScan> {
   const { access } = target;
   const { names, prefix: absPrefix } = entries;
   const n = names.length;
@@ -144,50 +143,6 @@ async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Pro
     scan.kind[i] = k;
   }
   return scan;
-}
-
-/**
- * One page of a folder sorted by name, as listing JSON. The order comes from the names and
- * their d_type kinds (links resolved through the gate, those leaving the scope left out) in one
- * pass, and only the page's entries are stat'ed: once the folder's names are known, the first
- * page of a huge folder costs little more than a small folder. numDirs, numFiles and numTotal
- * count the folder.
- */
-export async function renderNamePage(
-  gate: Gate,
-  target: Target,
-  base: FileInfoDto,
-  sorting: Sorting,
-  page: { offset: number; limit: number },
-): Promise<Buffer> {
-  const shows = visibilityIn(gate, target);
-  const folder = await readFolderNames(target.real, target.stat);
-  const { names, kinds, bytes } = folder;
-  const ascending = ascendingOrder(folder);
-  const sub = entriesAt(target);
-  const dirs: number[] = [];
-  const files: number[] = [];
-  const n = names.length;
-  for (let o = 0; o < n; o++) {
-    const i = ascending[sorting.asc ? o : n - 1 - o];
-    if (!shows(names[i])) continue;
-    if (kinds[i] === DIRENT_LINK) {
-      const resolved = gate.resolveLinkEntry(target.access, sub.prefix + names[i]);
-      if (resolved === 'denied') continue;
-      (resolved !== 'dangling' && resolved.stat.isDirectory() ? dirs : files).push(i);
-    } else (kinds[i] === DIRENT_DIR ? dirs : files).push(i);
-  }
-  const total = dirs.length + files.length;
-  const slice: number[] = [];
-  for (let p = page.offset; p < Math.min(total, page.offset + page.limit); p++) slice.push(p < dirs.length ? dirs[p] : files[p - dirs.length]);
-  sub.names = slice.map((i) => names[i]);
-  if (bytes) sub.nameBytes = slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
-  const scan = await statEntries(gate, target, sub);
-  scan.numDirs = dirs.length;
-  scan.numFiles = files.length;
-  const order: number[] = [];
-  for (let i = 0; i < slice.length; i++) if (scan.present[i]) order.push(i);
-  return listingJson(scan, base, sorting, order, true, total);
 }
 
 /** The present entries of an order, folders first, otherwise keeping the order. */
