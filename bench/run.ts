@@ -5,6 +5,7 @@
  *   npm run bench                 default sizes (a few minutes on 2 cores)
  *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
  *   npm run bench -- --only search,archives
+ *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
@@ -19,6 +20,7 @@ import { benchSearch, type Row } from './search.ts';
 import { renderChart } from './chart.ts';
 import { benchSoak } from './soak.ts';
 import { benchArchives, benchRequests } from './throughput.ts';
+import { benchFirstPage } from './first-page.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
@@ -101,6 +103,8 @@ await section('listing', async () => {
   }
   return out;
 });
+
+await section('first-page', () => benchFirstPage(dataDir));
 
 await section('download', async () => {
   const bytes = small ? 256 * 1024 * 1024 : 1024 ** 3;

@@ -20,6 +20,9 @@ export interface TokenClaims {
 
 export const ISSUER = 'fm';
 
+/** Verified tokens kept (by their exact string); a full cache is simply emptied. */
+const VERIFIED_MAX = 10_000;
+
 export function tokenUser(u: UserRecord): TokenUser {
   return {
     id: u.id,
@@ -44,6 +47,12 @@ export class TokenService {
    * public key on every call (a thrown error each time, ~10× the cost of the HMAC itself).
    */
   private key?: crypto.KeyObject;
+  /**
+   * Claims of tokens whose signature was already checked, by token string: the HMAC and JSON
+   * parsing are then skipped. Only the signature is cached; expiry is checked against `exp` and
+   * the user, session epoch and revocation are read (from the memoised database) on every call.
+   */
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(
     private readonly repos: Repos,
@@ -64,6 +73,20 @@ export class TokenService {
 
   /** Verifies signature, algorithm, expiry and revocation; returns the claims and the current user. */
   async verify(token: string): Promise<{ claims: TokenClaims; user: UserRecord }> {
+    const claims = this.verified.get(token) ?? (await this.verifySignature(token));
+    if (claims.exp * 1000 <= Date.now()) {
+      this.verified.delete(token);
+      throw new UnauthorizedError('token expired');
+    }
+    const user = await this.repos.users.get(claims.user.id);
+    if (!user) throw new UnauthorizedError('user no longer exists');
+    if ((claims.sev ?? 0) !== user.sessionEpoch && !isKeptSession(claims, user)) throw new UnauthorizedError('session revoked');
+    if (await this.repos.sessions.isRevoked(claims.jti)) throw new UnauthorizedError('session revoked');
+    return { claims, user };
+  }
+
+  /** Checks signature, algorithm, issuer, expiry and claim types, and remembers the claims. */
+  private async verifySignature(token: string): Promise<TokenClaims> {
     if (token.split('.').length !== 3) throw new UnauthorizedError('token malformed');
     let claims: TokenClaims;
     try {
@@ -75,11 +98,11 @@ export class TokenService {
     if (typeof claims.exp !== 'number' || typeof claims.iat !== 'number' || typeof claims.jti !== 'string' || typeof claims.user?.id !== 'number') {
       throw new UnauthorizedError('invalid token');
     }
-    const user = await this.repos.users.get(claims.user.id);
-    if (!user) throw new UnauthorizedError('user no longer exists');
-    if ((claims.sev ?? 0) !== user.sessionEpoch && !isKeptSession(claims, user)) throw new UnauthorizedError('session revoked');
-    if (await this.repos.sessions.isRevoked(claims.jti)) throw new UnauthorizedError('session revoked');
-    return { claims, user };
+    if (this.verified.size >= VERIFIED_MAX) this.verified.clear();
+    // Shared by every request that presents this token: nobody may change it.
+    Object.freeze(claims.user);
+    this.verified.set(token, Object.freeze(claims));
+    return claims;
   }
 
   /** True when under half the lifetime remains or the user changed after the token was issued. */

@@ -106,6 +106,25 @@ export async function openDatabase(file: string): Promise<Database> {
   for (const name of MEMO_NAMESPACES) memo.wrap(name, keyvs.get(name)!);
   const metaStore = stores.get('meta')!;
   let dataVersion = -1;
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  // data_version changes whenever another connection commits (our own other connections
+  // included, which is harmless: they also cleared the memo when they wrote).
+  const checkVersion = async () => {
+    const rows = (await metaStore.query('PRAGMA data_version')) as Array<{ data_version: number }>;
+    const v = rows[0]?.data_version ?? -1;
+    if (v !== dataVersion) {
+      dataVersion = v;
+      memo.clear();
+    }
+  };
+  const startCheck = (): Promise<void> => {
+    const check: Promise<void> = checkVersion().finally(() => {
+      if (running === check) running = undefined;
+    });
+    running = check;
+    return check;
+  };
 
   return {
     file: abs,
@@ -123,15 +142,18 @@ export async function openDatabase(file: string): Promise<Database> {
       };
       return MEMO_NAMESPACES.has(name) ? memo.read(`${name}\0*`, load) : load();
     },
-    async refresh() {
-      // data_version changes whenever another connection commits (our own other connections
-      // included, which is harmless: they also cleared the memo when they wrote).
-      const rows = (await metaStore.query('PRAGMA data_version')) as Array<{ data_version: number }>;
-      const v = rows[0]?.data_version ?? -1;
-      if (v !== dataVersion) {
-        dataVersion = v;
-        memo.clear();
-      }
+    refresh() {
+      // A caller that arrives while a check runs waits for the next one, which starts after it
+      // arrived, so it sees every commit made before it; all callers arriving meanwhile share
+      // that next check (one query per round trip under load instead of one per request).
+      if (!running) return startCheck();
+      queued ??= running
+        .catch(() => {})
+        .then(() => {
+          queued = undefined;
+          return startCheck();
+        });
+      return queued;
     },
     async close() {
       // Fold the WAL back into the main file first, so the file on disk is complete even if

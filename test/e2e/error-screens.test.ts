@@ -57,7 +57,7 @@ describe('error screens', () => {
     browser.allowConsoleError(/500 \(Internal Server Error\)/);
     const page = await browser.newPage();
     let broken = true;
-    await page.route('**/api/resources/docs', (route) =>
+    await page.route(/\/api\/resources\/docs(\?|$)/, (route) =>
       broken
         ? route.fulfill({ status: 500, contentType: 'text/plain', headers: { 'X-Fm-Error': 'internal' }, body: '500 Internal Server Error: internal error\n' })
         : route.fallback(),
@@ -73,10 +73,11 @@ describe('error screens', () => {
     browser.allowConsoleError(/net::ERR_FAILED|Failed to load resource/);
     const page = await browser.newPage();
     // The server cannot be reached while the browser still believes it is online.
-    await page.route('**/api/resources/docs', (route) => route.abort('failed'));
+    const docsListing = /\/api\/resources\/docs(\?|$)/;
+    await page.route(docsListing, (route) => route.abort('failed'));
     await openLoggedIn(page, fm.url, admin.token, '/files/docs/');
     await expect.poll(() => heading(page).innerText()).toBe("The server can't be reached.");
-    await page.unroute('**/api/resources/docs');
+    await page.unroute(docsListing);
     // The browser going offline and online again fires 'online': the screen loads again by itself.
     await page.context().setOffline(true);
     await page.context().setOffline(false);

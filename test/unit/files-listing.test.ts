@@ -8,7 +8,7 @@ import { SettingsSchema } from '../../src/schemas/settings.ts';
 import { UserDataSchema } from '../../src/schemas/user.ts';
 import { Gate, type Access } from '../../src/services/files/gate.ts';
 import { listFolder, listFolderJson } from '../../src/services/files/info.ts';
-import { renderLargeListing } from '../../src/services/files/listing.ts';
+import { renderLargeListing } from '../../src/services/files/listing-large.ts';
 import { compareNames, nameSortKey } from '../../src/api/files.ts';
 import { isoTime } from '../../src/services/files/listing.ts';
 import { makeTree } from '../helpers/files.ts';

@@ -2,7 +2,8 @@
  * Server data through TanStack Query: one key and one loader per thing the UI shows. Pages read
  * with `useQuery(xxxQuery(...))`; mutations invalidate the keys they change (`invalidate`).
  */
-import { type QueryClient, QueryClient as Client, queryOptions } from '@tanstack/react-query';
+import { type QueryClient, QueryClient as Client, experimental_streamedQuery as streamedQuery, queryOptions } from '@tanstack/react-query';
+import { resourcePages } from './listing-pages.ts';
 import * as resources from './resources.ts';
 import * as settingsApi from './settings.ts';
 import * as sharesApi from './shares.ts';
@@ -21,8 +22,23 @@ export const keys = {
   settings: ['settings'] as const,
 };
 
-/** A folder (with its items, in the server's order) or a file. */
-export const resourceQuery = (path: string) => queryOptions({ queryKey: keys.resource(path), queryFn: ({ signal }) => resources.get(path, signal) });
+/**
+ * A folder (with its items, in the server's order) or a file. A large folder's data grows: its
+ * first page, then all of it (listing-pages.ts; `isPartial` tells). A refetch (after a change)
+ * keeps what is shown until the new listing is whole.
+ */
+export const resourceQuery = (path: string) =>
+  queryOptions({
+    queryKey: keys.resource(path),
+    queryFn: streamedQuery({
+      streamFn: ({ signal }) => resourcePages(path, signal),
+      // Each chunk is the whole resource so far.
+      reducer: (_shown: resources.Resource, latest: resources.Resource) => latest,
+      // Never the data: the stream yields at least once or fails.
+      initialValue: undefined as unknown as resources.Resource,
+      refetchMode: 'replace',
+    }),
+  });
 
 export const usageQuery = (path: string) => queryOptions({ queryKey: keys.usage(path), queryFn: ({ signal }) => resources.usage(path, signal) });
 

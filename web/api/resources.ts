@@ -29,8 +29,16 @@ function normalize(res: Resource, path: string): Resource {
   return res;
 }
 
-export async function get(path: string, signal?: AbortSignal): Promise<Resource> {
-  return normalize(await requestJSON<Resource>(resourceUrl(path), { signal }), path);
+/** A page of a folder's items in the server's order (fm's servers; filebrowser's ignore it and send them all). */
+export interface Page {
+  offset: number;
+  limit?: number;
+}
+
+/** GET /api/resources/{path}; with a page, a folder's answer carries that page and `numTotal`. */
+export async function get(path: string, signal?: AbortSignal, page?: Page): Promise<Resource> {
+  const query = page ? `?offset=${page.offset}${page.limit === undefined ? '' : `&limit=${page.limit}`}` : '';
+  return normalize(await requestJSON<Resource>(resourceUrl(path) + query, { signal }), path);
 }
 
 /** Creates an empty file; 409 when the name exists. */

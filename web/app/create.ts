@@ -1,6 +1,7 @@
 /** Builds the running app: one store, one query client, the session and the upload manager over them. */
 import { createStore } from 'jotai';
 import * as resources from '../api/resources.ts';
+import { isPartial } from '../api/listing-pages.ts';
 import { createQueryClient, invalidateFiles, resourceQuery } from '../api/queries.ts';
 import { filesPath } from '../actions/files.ts';
 import { notifier } from '../actions/notify.ts';
@@ -22,7 +23,7 @@ export function createApp(): App {
     existingNames: async (dir) => {
       const shown = filesPath();
       const cached = shown !== undefined && samePath(shown, dir) ? queryClient.getQueryData(resourceQuery(shown).queryKey) : undefined;
-      const res = cached ?? (await resources.get(dir));
+      const res = cached && !isPartial(cached) ? cached : await resources.get(dir);
       return new Set((res.items ?? []).map((i) => i.name));
     },
     filesChanged: () => void invalidateFiles(queryClient),

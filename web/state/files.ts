@@ -8,6 +8,8 @@ export interface Listing {
   items: ResourceItem[];
   /** Number of folders at the start of `items`. */
   dirCount: number;
+  /** Number of items in the folder: more than `items` while later pages are on their way. */
+  total: number;
 }
 
 /** A path to select once the next listing arrives (after a rename). */

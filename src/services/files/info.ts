@@ -8,7 +8,9 @@ import type { Gate, Target } from './gate.ts';
 import { readEntries } from './disk/dirents.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 import { openForRead } from './io.ts';
-import { isoTime, listingFromScan, listingJson, pageOf, renderLargeListing, scanFolder } from './listing.ts';
+import { isoTime, listingFromScan, listingJson, pageOf, scanFolder, visibleEntries } from './listing.ts';
+import { renderNamePage } from './listing-page.ts';
+import { renderLargeListing } from './listing-large.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
 import { baseName, parentOf } from './paths.ts';
 
@@ -52,13 +54,25 @@ export async function listFolder(gate: Gate, target: Target, opts: ListOptions):
   return listingFromScan(scan, folderBase(target), opts.sorting, page, paged, order.length);
 }
 
-/** The same listing as UTF-8 JSON, written without building an object per entry (large folders). */
+/** Pages up to this many entries are stat'ed on the main thread (larger ones as a whole listing). */
+const SMALL_PAGE = 2000;
+
+/**
+ * The same listing as UTF-8 JSON, written without building an object per entry. A small page of
+ * a folder sorted by name stats only its own entries; large folders are rendered in the workers.
+ */
 export async function listFolderJson(gate: Gate, target: Target, opts: ListOptions): Promise<Buffer> {
-  const large = await renderLargeListing(gate, target, folderBase(target), opts.sorting, opts.offset, opts.limit);
+  const base = folderBase(target);
+  const byName = opts.sorting.by !== 'size' && opts.sorting.by !== 'modified';
+  if (byName && opts.limit !== undefined && opts.limit <= SMALL_PAGE) {
+    return renderNamePage(gate, target, base, opts.sorting, { offset: opts.offset ?? 0, limit: opts.limit });
+  }
+  const entries = await visibleEntries(gate, target);
+  const large = await renderLargeListing(gate, target, base, opts.sorting, opts.offset, opts.limit, entries);
   if (large) return large;
-  const { scan, order } = await scanFolder(gate, target, opts.sorting);
+  const { scan, order } = await scanFolder(gate, target, opts.sorting, entries);
   const { page, paged } = pageOf(order, opts.offset, opts.limit);
-  return listingJson(scan, folderBase(target), opts.sorting, page, paged, order.length);
+  return listingJson(scan, base, opts.sorting, page, paged, order.length);
 }
 
 /**

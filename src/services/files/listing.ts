@@ -1,32 +1,19 @@
 /**
- * Folder listings built for 100k+ entries. One lstat per entry into typed arrays (no per-entry
- * objects that survive into the old generation); for large folders the stat calls run in two
- * worker threads while the main thread sorts by name (d_type from readdir tells folders apart);
- * the JSON is written straight from the arrays into buffers. `listFolder` (info.ts) builds
- * DTOs from the same scan.
+ * Folder listings built for 100k+ entries. The names and their name order come from
+ * folder-names.ts (remembered while the folder is unchanged); one lstat per entry into typed
+ * arrays (no per-entry objects that survive into the old generation); the JSON is written
+ * straight from the arrays into buffers. Large folders are rendered in worker threads
+ * (listing-large.ts); a page of a folder sorted by name stats only the entries of the page
+ * (listing-page.ts). `listFolder` (info.ts) builds DTOs from the same scan.
  */
 import path from 'node:path';
 import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { PARTIAL_PREFIX } from './gate.ts';
-import { TEXT_CONTENT_LIMIT, goFileMode, listingType, typeFromName } from './types.ts';
-import { readNamesWithBytes } from './disk/dirents.ts';
-import {
-  KIND_DIR,
-  KIND_FIFO,
-  KIND_LINK,
-  PARALLEL_MIN,
-  RAW_MISSING,
-  RENDERED_DIR,
-  RENDERED_FILE,
-  RENDERED_LINK,
-  renderInWorkers,
-  statAll,
-  type EntryPaths,
-} from './disk/listing-worker.ts';
+import { goFileMode, listingType } from './types.ts';
+import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, statAll, type EntryPaths } from './disk/listing-worker.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
-import { lstatOrUndefined } from './disk/lookup.ts';
-import { nameSortKey } from '../../api/files.ts';
+import { ascendingOrder, inDirection, readFolderNames } from './folder-names.ts';
 import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
 
 /** `Date#toISOString()` of a time in ms, without a Date per call (see listing-render.ts). */
@@ -51,30 +38,46 @@ export interface FolderScan {
   numFiles: number;
 }
 
-/**
- * The entries a listing may show: not hidden or denied by rules, not fm's own, not in-progress
- * uploads. Names that are not UTF-8 are listed too (escaped, disk/names.ts), with their bytes.
- */
-async function visibleEntries(gate: Gate, target: Target): Promise<EntryPaths> {
+/** The visible entries of a folder with their d_type kinds (DIRENT_*). */
+export interface VisibleEntries extends EntryPaths {
+  kinds: Uint8Array;
+  /** The indices in ascending name order (sorted at the first call when the folder was just read). */
+  ascending(): number[];
+}
+
+/** Whether a name of the target folder may be listed: not hidden or denied by rules, not fm's own, not an in-progress upload. */
+export function visibilityIn(gate: Gate, target: Target): (name: string) => boolean {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const virtualPrefix = target.virtual === '/' ? '/' : `${target.virtual}/`;
   const own = gate.protectedNamesIn(target.real);
-  const shows = (name: string) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
+  return (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
+}
+
+/** The absolute folder path of the target's entries, with its bytes when it is not UTF-8. */
+export function entriesAt(target: Target): EntryPaths {
   const prefix = target.real === '/' ? '/' : `${target.real}/`;
-  const entries: EntryPaths = { prefix, names: [] };
-  if (hasEscapes(prefix)) entries.prefixBytes = nameBytes(prefix);
-  const { names, bytes } = await readNamesWithBytes(target.real);
-  if (!bytes) {
-    entries.names = names.filter(shows);
-    return entries;
-  }
-  entries.nameBytes = [];
-  for (let i = 0; i < names.length; i++) {
-    if (!shows(names[i])) continue;
-    entries.names.push(names[i]);
-    entries.nameBytes.push(hasEscapes(names[i]) ? bytes[i] : undefined);
-  }
+  return hasEscapes(prefix) ? { prefix, names: [], prefixBytes: nameBytes(prefix) } : { prefix, names: [] };
+}
+
+/**
+ * The entries a listing may show (visibilityIn). Names that are not UTF-8 are listed too
+ * (escaped, disk/names.ts), with their bytes.
+ */
+export async function visibleEntries(gate: Gate, target: Target): Promise<VisibleEntries> {
+  const shows = visibilityIn(gate, target);
+  const folder = await readFolderNames(target.real, target.stat);
+  const { names, kinds, bytes } = folder;
+  const at = new Int32Array(names.length).fill(-1); // folder index → index in the entries
+  const keep: number[] = [];
+  for (let i = 0; i < names.length; i++) if (shows(names[i])) at[i] = keep.push(i) - 1;
+  const ascending = () => {
+    const out: number[] = [];
+    for (const i of ascendingOrder(folder)) if (at[i] >= 0) out.push(at[i]);
+    return out;
+  };
+  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]), ascending };
+  if (bytes) entries.nameBytes = keep.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   return entries;
 }
 
@@ -88,17 +91,21 @@ export interface OrderedScan {
  * Reads a folder target: hidden, denied, protected and in-progress entries are left out, links
  * are resolved (those leaving the scope left out), and the entries are put in listing order.
  */
-export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): Promise<OrderedScan> {
+export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, read?: VisibleEntries): Promise<OrderedScan> {
+  const entries = read ?? (await visibleEntries(gate, target));
+  const scan = await statEntries(gate, target, entries);
+  const byName = sorting.by !== 'size' && sorting.by !== 'modified';
+  const ascending = entries.ascending();
+  const order = byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
+  return { scan, order };
+}
+
+/** One lstat per entry (links resolved through the gate) into a scan. */
+export async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Promise<FolderScan> {
   const { access } = target;
-  const entries = await visibleEntries(gate, target);
   const { names, prefix: absPrefix } = entries;
   const n = names.length;
-  const stats = statAll(entries);
-  // While the stats run (in the workers for large folders), sort by name.
-  const byName = sorting.by !== 'size' && sorting.by !== 'modified';
-  const nameOrder = byName ? sortByName(names, sorting.asc) : undefined;
-
-  const raw = await stats;
+  const raw = await statAll(entries);
   const scan: FolderScan = {
     virtual: target.virtual,
     names,
@@ -135,26 +142,7 @@ export async function scanFolder(gate: Gate, target: Target, sorting: Sorting): 
     scan.mode[i] = goFileMode(mode, isDir, (k & KIND_LINK) !== 0);
     scan.kind[i] = k;
   }
-  const order = nameOrder ? foldersFirst(nameOrder, scan) : sortIndices(scan, sorting);
-  return { scan, order };
-}
-
-/**
- * Indices sorted by name (natural, case-insensitive; asc = A→Z). Sorting strings without a
- * comparator runs entirely inside V8, several times faster than a comparator over indices:
- * each string is the sort key, the raw name (tie-break), and the index in two code units.
- */
-function sortByName(names: string[], asc: boolean): number[] {
-  const n = names.length;
-  const tagged: string[] = new Array(n);
-  for (let i = 0; i < n; i++) tagged[i] = `${nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
-  tagged.sort();
-  const order: number[] = new Array(n);
-  for (let o = 0; o < n; o++) {
-    const t = tagged[asc ? o : n - 1 - o];
-    order[o] = (t.charCodeAt(t.length - 2) << 16) | t.charCodeAt(t.length - 1);
-  }
-  return order;
+  return scan;
 }
 
 /** The present entries of an order, folders first, otherwise keeping the order. */
@@ -170,20 +158,16 @@ function foldersFirst(order: number[], scan: FolderScan): number[] {
 }
 
 /** Indices of the present entries in listing order: folders first, then by size or modified (ties by name). */
-function sortIndices(scan: FolderScan, sorting: Sorting): number[] {
+function sortIndices(scan: FolderScan, sorting: Sorting, ascending: number[]): number[] {
   const { names, size, mtime, present, kind } = scan;
-  const keys = names.map(nameSortKey);
   const dir = sorting.asc ? 1 : -1;
-  const byName = (a: number, b: number) => {
-    const ka = keys[a];
-    const kb = keys[b];
-    if (ka !== kb) return ka < kb ? -1 : 1;
-    return names[a] < names[b] ? -1 : names[a] > names[b] ? 1 : 0;
-  };
+  // Ties go by name, ascending: by rank in the name order.
+  const rank = new Uint32Array(names.length);
+  for (let r = 0; r < ascending.length; r++) rank[ascending[r]] = r;
   const cmp =
     sorting.by === 'size'
-      ? (a: number, b: number) => (size[a] - size[b]) * dir || byName(a, b)
-      : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || byName(a, b);
+      ? (a: number, b: number) => (size[a] - size[b]) * dir || rank[a] - rank[b]
+      : (a: number, b: number) => (mtime[a] - mtime[b]) * dir || rank[a] - rank[b];
   const order: number[] = [];
   for (let i = 0; i < names.length; i++) if (present[i]) order.push(i);
   order.sort((a, b) => {
@@ -235,7 +219,8 @@ const CHUNK_BYTES = 1 << 20;
 export function listingJson(scan: FolderScan, base: FileInfoDto, sorting: Sorting, order: number[], paged: boolean, total: number): Buffer {
   const prefix = scan.virtual === '/' ? '/' : `${scan.virtual}/`;
   const chunks: Buffer[] = [];
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
+  // Sized for the page (a fresh 1 MiB per small listing made the garbage collector run often).
+  let buf = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, 4096 + order.length * 256));
   let off = 0;
   const put = (s: string) => {
     if (off + s.length * 3 > buf.length) {
@@ -277,111 +262,4 @@ export function listingFromScan(scan: FolderScan, base: FileInfoDto, sorting: So
   const listing: ListingDto = { ...base, items: order.map((i) => scanItem(scan, i)), numDirs: scan.numDirs, numFiles: scan.numFiles, sorting };
   if (paged) listing.numTotal = total;
   return listing;
-}
-
-/** Listing types by extension and by name, computed once here for the workers. */
-function typeTables(names: string[]): { extTypes: Map<string, FileType | undefined>; nameTypes: Map<string, FileType | undefined> } {
-  const extTypes = new Map<string, FileType | undefined>();
-  const nameTypes = new Map<string, FileType | undefined>();
-  for (const name of names) {
-    const dot = name.lastIndexOf('.');
-    if (dot > 0 && dot < name.length - 1) {
-      const ext = name.slice(dot).toLowerCase();
-      if (!extTypes.has(ext)) extTypes.set(ext, typeFromName(`x${ext}`));
-    } else nameTypes.set(name, typeFromName(name));
-  }
-  return { extTypes, nameTypes };
-}
-
-/** A symbolic link of a listing resolved through the gate and rendered; undefined when it must not show. */
-function renderLink(gate: Gate, target: Target, name: string): { json: Buffer; isDir: boolean } | undefined {
-  const abs = (target.real === '/' ? '/' : `${target.real}/`) + name;
-  const resolved = gate.resolveLinkEntry(target.access, abs);
-  if (resolved === 'denied') return undefined; // never show where a link leaving the scope points
-  const st = resolved === 'dangling' ? lstatOrUndefined(abs) : resolved.stat;
-  if (!st) return undefined;
-  const isDir = resolved !== 'dangling' && st.isDirectory();
-  const size = isDir ? 4096 : st.size;
-  const type: FileType = isDir ? '' : resolved === 'dangling' ? 'invalid_link' : st.isFIFO() ? 'blob' : listingType(name, size);
-  const vpath = (target.virtual === '/' ? '/' : `${target.virtual}/`) + name;
-  const json = itemJson(quote, vpath, name, size, isDir ? '' : path.extname(name), isoTime(st.mtimeMs), goFileMode(st.mode, isDir, true), isDir, true, type);
-  return { json: Buffer.from(json), isDir };
-}
-
-/**
- * The JSON of a large folder sorted by name: the worker threads lstat and render the entries
- * while this thread sorts the names; then folders go first and the bytes are copied. Undefined
- * when the folder is small, sorted by size or date, or no worker is usable (the caller then
- * uses scanFolder).
- */
-export async function renderLargeListing(
-  gate: Gate,
-  target: Target,
-  base: FileInfoDto,
-  sorting: Sorting,
-  offset?: number,
-  limit?: number,
-): Promise<Buffer | undefined> {
-  if (sorting.by === 'size' || sorting.by === 'modified') return undefined;
-  const entries = await visibleEntries(gate, target);
-  const { names } = entries;
-  if (names.length < PARALLEL_MIN) return undefined;
-  const rendering = renderInWorkers(
-    {
-      vprefix: target.virtual === '/' ? '/' : `${target.virtual}/`,
-      ...typeTables(names),
-      textLimit: TEXT_CONTENT_LIMIT,
-    },
-    entries,
-  );
-  if (!rendering) return undefined;
-  const byName = sortByName(names, sorting.asc); // meanwhile, here
-  const parts = await rendering;
-
-  // Where each entry's bytes are: part p, index i - from; links rendered here.
-  const partOf = new Uint8Array(names.length);
-  for (let p = 0; p < parts.length; p++) partOf.fill(p, parts[p].from, parts[p].from + parts[p].result.kind.length);
-  const frags = parts.map((p) => Buffer.from(p.result.frag.buffer, p.result.frag.byteOffset, p.result.frag.byteLength));
-  const links = new Map<number, { json: Buffer; isDir: boolean }>();
-  const dirs: number[] = [];
-  const files: number[] = [];
-  for (const i of byName) {
-    const part = parts[partOf[i]];
-    const k = part.result.kind[i - part.from];
-    if (k === RENDERED_DIR) dirs.push(i);
-    else if (k === RENDERED_FILE) files.push(i);
-    else if (k === RENDERED_LINK) {
-      const link = renderLink(gate, target, names[i]);
-      if (!link) continue;
-      links.set(i, link);
-      (link.isDir ? dirs : files).push(i);
-    }
-  }
-  let items = dirs.concat(files);
-  const total = items.length;
-  const paged = offset !== undefined || limit !== undefined;
-  if (paged) items = items.slice(offset ?? 0, limit !== undefined ? (offset ?? 0) + limit : undefined);
-
-  const head = Buffer.from(`${JSON.stringify(base).slice(0, -1)},"items":[`);
-  const tail = Buffer.from(`],"numDirs":${dirs.length},"numFiles":${files.length},"sorting":${JSON.stringify(sorting)}${paged ? `,"numTotal":${total}` : ''}}`);
-  const span = (i: number): [Buffer, number, number] => {
-    const link = links.get(i);
-    if (link) return [link.json, 0, link.json.length];
-    const part = parts[partOf[i]];
-    return [frags[partOf[i]], part.result.fragOff[i - part.from], part.result.fragOff[i - part.from + 1]];
-  };
-  let size = head.length + tail.length + Math.max(0, items.length - 1);
-  for (const i of items) {
-    const [, from, to] = span(i);
-    size += to - from;
-  }
-  const out = Buffer.allocUnsafe(size);
-  let off = head.copy(out, 0);
-  for (let n = 0; n < items.length; n++) {
-    if (n) out[off++] = 0x2c; // ','
-    const [buf, from, to] = span(items[n]);
-    off += buf.copy(out, off, from, to);
-  }
-  tail.copy(out, off);
-  return out;
 }

@@ -157,7 +157,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
         role="listbox"
         aria-multiselectable="true"
         aria-label={t('files.listing')}
-        aria-rowcount={items.length}
+        aria-rowcount={listing.total}
         style={{ blockSize: virtualizer.getTotalSize() }}
         onClick={() => {
           if (!multiple && !busy) setSelected([]);

@@ -14,7 +14,7 @@ export function toListing(resource: Resource): ListingData {
   const items = resource.isDir ? (resource.items ?? []) : [];
   let dirCount = 0;
   while (dirCount < items.length && items[dirCount].isDir) dirCount++;
-  return { resource, items, dirCount };
+  return { resource, items, dirCount, total: resource.numTotal ?? items.length };
 }
 
 /**
@@ -35,7 +35,8 @@ export function useResource(path: string): { listing: ListingData | null; error:
   }, [query.isFetching, setLoading]);
 
   useEffect(() => {
-    if (!listing || query.isPlaceholderData) return;
+    // A folder whose later pages are on their way: selection and mode wait for the whole of it.
+    if (!listing || query.isPlaceholderData || listing.items.length < listing.total) return;
     const before = shown.current;
     shown.current = listing;
     const pick = store.get(selectAfterReloadAtom);

@@ -28,6 +28,31 @@ export async function readNamesWithBytes(dir: string): Promise<{ names: string[]
   return { names: bytes.map(decodeName), bytes };
 }
 
+/** What readdir's d_type says an entry is (no stat): a folder, a symbolic link, or anything else. */
+export const DIRENT_OTHER = 0;
+export const DIRENT_DIR = 1;
+export const DIRENT_LINK = 2;
+
+/**
+ * The names in a folder with their d_type kinds (DIRENT_*), and every name's exact bytes when
+ * some name needed the byte-exact reading (as readNamesWithBytes).
+ */
+export async function readKindsWithBytes(dir: string): Promise<{ names: string[]; kinds: Uint8Array; bytes?: Buffer[] }> {
+  const p = osPath(dir);
+  let entries: fs.Dirent<string | Buffer>[] = await fsp.readdir(p, { withFileTypes: true });
+  let names = entries.map((e) => e.name as string);
+  let bytes: Buffer[] | undefined;
+  if (names.some(isSuspect)) {
+    const raw = await fsp.readdir(p, { withFileTypes: true, encoding: 'buffer' });
+    bytes = raw.map((e) => e.name);
+    names = bytes.map(decodeName);
+    entries = raw;
+  }
+  const kinds = new Uint8Array(entries.length);
+  for (let i = 0; i < entries.length; i++) kinds[i] = entries[i].isDirectory() ? DIRENT_DIR : entries[i].isSymbolicLink() ? DIRENT_LINK : DIRENT_OTHER;
+  return { names, kinds, bytes };
+}
+
 export function readNamesSync(dir: string): string[] {
   const p = osPath(dir);
   const names = fs.readdirSync(p);

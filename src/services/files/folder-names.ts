@@ -1,0 +1,101 @@
+/**
+ * A folder's names with their d_type kinds and their order by name (the shared sort key of
+ * src/api), remembered per folder while the folder is unchanged, so that a listing, and above
+ * all the first page of a large one, does not read and sort the whole folder again.
+ *
+ * A folder's ctime changes with every entry added, removed or renamed in it. The gate's stat of
+ * the folder (taken before the read) is the key, and a read is only remembered when that ctime
+ * is older than RACY_MS before the read started (git's "racy" rule): a change made after the
+ * read then always gives the folder a different ctime, even on file systems whose timestamps
+ * are coarse. Only names, kinds and the order are remembered; sizes and times are read for every
+ * listing.
+ */
+import { nameSortKey } from '../../api/files.ts';
+import { readKindsWithBytes } from './disk/dirents.ts';
+import type { Stats } from './disk/types.ts';
+
+/** A folder's entries in the order readdir gave them: parallel arrays (`bytes` only when some name is not UTF-8). */
+export interface FolderNames {
+  names: string[];
+  /** DIRENT_* of disk/dirents.ts. */
+  kinds: Uint8Array;
+  bytes?: Buffer[];
+  /** Indices in ascending name order, once `ascendingOrder` has sorted them. */
+  ascending?: Uint32Array;
+}
+
+const RACY_MS = 2000;
+/** The names kept over all folders; the least recently listed folders go first. */
+const MAX_NAMES = 500_000;
+
+interface Kept {
+  folder: FolderNames;
+  dev: number;
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  size: number;
+}
+
+const kept = new Map<string, Kept>();
+let keptNames = 0;
+
+const unchanged = (k: Kept, st: Stats) => k.dev === st.dev && k.ino === st.ino && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs && k.size === st.size;
+
+/** The entries of the folder at `real` (whose stat the gate took); remembered ones come sorted already. */
+export async function readFolderNames(real: string, st: Stats | undefined): Promise<FolderNames> {
+  const hit = kept.get(real);
+  if (hit && st && unchanged(hit, st)) {
+    kept.delete(real); // most recently used last
+    kept.set(real, hit);
+    return hit.folder;
+  }
+  const started = Date.now();
+  const folder: FolderNames = await readKindsWithBytes(real);
+  if (hit) forget(real, hit);
+  if (st && st.ctimeMs < started - RACY_MS && folder.names.length <= MAX_NAMES) {
+    kept.set(real, { folder, dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size });
+    keptNames += folder.names.length;
+    for (const [oldest, k] of kept) {
+      if (keptNames <= MAX_NAMES) break;
+      forget(oldest, k);
+    }
+  }
+  return folder;
+}
+
+function forget(real: string, k: Kept): void {
+  if (kept.get(real) !== k) return;
+  kept.delete(real);
+  keptNames -= k.folder.names.length;
+}
+
+/**
+ * The folder's indices in ascending name order (natural, case-insensitive; ties by the raw
+ * name), sorted once per read. Sorting strings without a comparator runs entirely inside V8,
+ * several times faster than a comparator over indices: each string is the sort key, the raw name
+ * (tie-break), and the index in two code units.
+ */
+export function ascendingOrder(folder: FolderNames): Uint32Array {
+  if (folder.ascending) return folder.ascending;
+  const { names } = folder;
+  const n = names.length;
+  const tagged: string[] = new Array(n);
+  for (let i = 0; i < n; i++) tagged[i] = `${nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
+  tagged.sort();
+  const order = new Uint32Array(n);
+  for (let o = 0; o < n; o++) {
+    const t = tagged[o];
+    order[o] = (t.charCodeAt(t.length - 2) << 16) | t.charCodeAt(t.length - 1);
+  }
+  folder.ascending = order;
+  return order;
+}
+
+/** An ascending order as it is listed: as is, or exactly reversed. */
+export function inDirection(ascending: ArrayLike<number>, asc: boolean): number[] {
+  const n = ascending.length;
+  const order: number[] = new Array(n);
+  for (let o = 0; o < n; o++) order[o] = ascending[asc ? o : n - 1 - o];
+  return order;
+}

@@ -1,0 +1,85 @@
+/** Paged listings (?offset=&limit=, what the fm UI asks for first): the pages put together are the full listing. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
+import { makeTree } from '../helpers/files.ts';
+
+interface Listing {
+  items: Array<{ name: string; size: number; isDir: boolean; modified: string }>;
+  numDirs: number;
+  numFiles: number;
+  numTotal?: number;
+}
+
+let fm: FmServer;
+let admin: Client;
+
+beforeAll(async () => {
+  fm = await startFm();
+  admin = await adminClient(fm);
+  makeTree(path.join(fm.root, 'mixed'), {
+    Zeta: {},
+    alpha: { inner: 'i' },
+    'b.txt': 'bbb',
+    'a10.txt': 'a',
+    'a9.txt': 'aaaaaa',
+    'c.bin': '',
+    '.hidden': 'h',
+    'dir-link': { link: 'alpha' },
+    'file-link': { link: 'b.txt' },
+    'out-link': { link: '/etc' },
+    '.fm-partial-0123456789abcdef': 'half an upload',
+  });
+  fs.writeFileSync(Buffer.from(`${fm.root}/mixed/caf\xe9.txt`, 'latin1'), 'not UTF-8');
+}, 60_000);
+afterAll(() => fm.stop());
+
+async function pagesOf(client: Client, folder: string, size: number): Promise<{ names: string[]; pages: Listing[] }> {
+  const pages: Listing[] = [];
+  for (let offset = 0; offset === 0 || offset < pages[0].numTotal!; offset += size) {
+    pages.push(await client.json<Listing>(`/api/resources${folder}?offset=${offset}&limit=${size}`));
+  }
+  return { names: pages.flatMap((p) => p.items.map((i) => i.name)), pages };
+}
+
+describe('paged listings', () => {
+  it('put together, equal the full listing in every sorting, with the folder’s counts on each page', async () => {
+    for (const sorting of [
+      { by: 'name', asc: true },
+      { by: 'name', asc: false },
+      { by: 'size', asc: true },
+      { by: 'modified', asc: false },
+    ]) {
+      const res = await admin.fetch('/api/users/1', { method: 'PUT', json: { what: 'user', which: ['sorting'], data: { id: 1, sorting } } });
+      expect(res.status).toBe(200);
+      const full = await admin.json<Listing>('/api/resources/mixed');
+      expect(full.numTotal).toBeUndefined(); // filebrowser's answer when no page is asked for
+      const { names, pages } = await pagesOf(admin, '/mixed', 3);
+      expect(names, JSON.stringify(sorting)).toEqual(full.items.map((i) => i.name));
+      for (const page of pages) {
+        expect(page).toMatchObject({ numTotal: full.items.length, numDirs: full.numDirs, numFiles: full.numFiles });
+      }
+    }
+    const full = await admin.json<Listing>('/api/resources/mixed');
+    expect(full.items.map((i) => i.name)).toContain('caf\uf7e9.txt');
+    expect(full.items.map((i) => i.name)).not.toContain('out-link');
+    expect(full.items.map((i) => i.name)).not.toContain('.fm-partial-0123456789abcdef');
+  });
+
+  it('leave out what the user may not see, and count without it', async () => {
+    const bob = await createUser(admin, fm, 'bob', { scope: '.', hideDotfiles: true, rules: [{ regex: false, allow: false, path: '/mixed/b.txt' }] });
+    const full = await bob.client.json<Listing>('/api/resources/mixed');
+    const { names, pages } = await pagesOf(bob.client, '/mixed', 4);
+    expect(names).toEqual(full.items.map((i) => i.name));
+    expect(names).not.toContain('.hidden');
+    expect(names).not.toContain('b.txt');
+    expect(pages[0].numTotal).toBe(full.items.length);
+  });
+
+  it('refuses a negative or non-numeric page with 400', async () => {
+    for (const q of ['offset=-1&limit=2', 'offset=0&limit=x', 'limit=1.5']) {
+      expect((await admin.fetch(`/api/resources/mixed?${q}`)).status, q).toBe(400);
+    }
+  });
+});

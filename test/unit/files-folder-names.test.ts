@@ -1,0 +1,52 @@
+/** A folder's sorted names are remembered only while the folder provably has not changed. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ascendingOrder, readFolderNames } from '../../src/services/files/folder-names.ts';
+
+let dir: string;
+
+beforeEach(() => {
+  dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fm-names-')));
+  for (const name of ['b10.txt', 'B2.txt', 'a.txt']) fs.writeFileSync(path.join(dir, name), '');
+  fs.mkdirSync(path.join(dir, 'sub'));
+  fs.symlinkSync('a.txt', path.join(dir, 'link'));
+});
+
+afterEach(() => {
+  vi.useRealTimers();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** Makes the folder's last change look older than the racy window (ctime cannot be set). */
+const later = () => vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+
+describe('readFolderNames', () => {
+  it('gives the names in the shared name order with their d_type kinds', async () => {
+    const read = await readFolderNames(dir, fs.statSync(dir));
+    const order = Array.from(ascendingOrder(read));
+    expect(order.map((i) => read.names[i])).toEqual(['a.txt', 'B2.txt', 'b10.txt', 'link', 'sub']);
+    expect(order.map((i) => read.kinds[i])).toEqual([0, 0, 0, 2, 1]);
+  });
+
+  it('answers from memory while the folder keeps its stat, and reads again once it changes', async () => {
+    later();
+    const before = fs.statSync(dir);
+    await readFolderNames(dir, before);
+    fs.writeFileSync(path.join(dir, 'c.txt'), '');
+    // Given the stat from before the change, the remembered names come back: proof they were kept.
+    expect((await readFolderNames(dir, before)).names).not.toContain('c.txt');
+    expect((await readFolderNames(dir, fs.statSync(dir))).names).toContain('c.txt');
+    fs.rmSync(path.join(dir, 'a.txt'));
+    const read = await readFolderNames(dir, fs.statSync(dir));
+    expect(Array.from(ascendingOrder(read), (i) => read.names[i])).toEqual(['B2.txt', 'b10.txt', 'c.txt', 'link', 'sub']);
+  });
+
+  it('never keeps a folder changed within the racy window: a change in the same clock tick could keep its stat', async () => {
+    const before = fs.statSync(dir);
+    await readFolderNames(dir, before);
+    fs.writeFileSync(path.join(dir, 'c.txt'), '');
+    expect((await readFolderNames(dir, before)).names).toContain('c.txt');
+  });
+});
