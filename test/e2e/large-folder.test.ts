@@ -45,7 +45,7 @@ describe('a folder with 100,000 entries', () => {
     const rendered = await page.locator('[role=option]').count();
     expect(rendered).toBeGreaterThan(5);
     expect(rendered).toBeLessThan(200);
-    expect(await page.locator('[role=listbox]').getAttribute('aria-rowcount')).toBe(String(COUNT));
+    expect(await page.locator('[role=option]').first().getAttribute('aria-setsize')).toBe(String(COUNT));
 
     // Scrolling down grows the list and keeps the number of rendered rows small.
     const scroller = page.locator('.files');
@@ -53,7 +53,7 @@ describe('a folder with 100,000 entries', () => {
       await scroller.evaluate((el) => el.scrollBy(0, el.clientHeight));
       await page.waitForTimeout(150);
     }
-    const lastShown = await page.locator('[role=option]').last().getAttribute('aria-label');
+    const lastShown = await page.locator('[role=option] .item-name-text').last().textContent();
     expect(lastShown! > name(60)).toBe(true);
     expect(await page.locator('[role=option]').count()).toBeLessThan(200);
 

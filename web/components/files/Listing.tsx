@@ -157,7 +157,6 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
         role="listbox"
         aria-multiselectable="true"
         aria-label={t('files.listing')}
-        aria-rowcount={items.length}
         style={{ blockSize: virtualizer.getTotalSize() }}
         onClick={() => {
           if (!multiple && !busy) setSelected([]);
@@ -181,6 +180,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
                 key={items[i].path}
                 item={items[i]}
                 index={i}
+                count={items.length}
                 selected={selectedSet.has(items[i].path)}
                 tabbable={i === tabbable}
                 dropTarget={dropTarget === i}

@@ -50,13 +50,13 @@ export function TextView({ file }: { file: Resource }) {
       }}
     >
       <div className="text-view-bar">
-        <h2 className="text-view-name">
+        <h1 className="text-view-name">
           <Icon name="text" size={20} />
           <span>
             <Name name={file.name} />
           </span>
           {dirty && <span className="badge">{t('files.unsaved')}</span>}
-        </h2>
+        </h1>
         {can(user, 'download') && (
           <button type="button" className="button button-flat" onClick={() => startDownload(rawUrl(file.path))}>
             <Icon name="download" size={18} /> {t('buttons.download')}

@@ -52,8 +52,8 @@ export function Header({ title, actions = [], children }: { title?: string; acti
       {narrow && <IconButton icon="menu" label={t('buttons.toggleSidebar')} onClick={() => setSidebar((o) => !o)} />}
       <img className="header-logo" src={settings.Logo} alt={instanceName} width={32} height={32} />
       <div className="header-title">
-        {/* Not a heading: the page's own cards carry the headings, often with this very name. */}
-        {title !== undefined && <p className="header-page-name">{title}</p>}
+        {/* The page's one level-one heading; its cards carry level-two headings. */}
+        {title !== undefined && <h1 className="header-page-name">{title}</h1>}
         {children}
       </div>
       <div className="header-actions">

@@ -138,37 +138,37 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
           ))}
         </div>
       </header>
-      <div className="preview-body">
+      <main className="preview-body">
         <Media file={file} fullSize={fullSize} />
-      </div>
-      {prev && (
-        <button
-          type="button"
-          className={`preview-arrow preview-prev${arrows ? '' : ' preview-arrow-hidden'}`}
-          aria-label={t('buttons.previous')}
-          title={t('buttons.previous')}
-          onMouseEnter={() => (hovered.current = true)}
-          onMouseLeave={() => (hovered.current = false)}
-          onFocus={showArrows}
-          onClick={() => go(prev)}
-        >
-          <Icon name="chevronLeft" size={32} />
-        </button>
-      )}
-      {next && (
-        <button
-          type="button"
-          className={`preview-arrow preview-next${arrows ? '' : ' preview-arrow-hidden'}`}
-          aria-label={t('buttons.next')}
-          title={t('buttons.next')}
-          onMouseEnter={() => (hovered.current = true)}
-          onMouseLeave={() => (hovered.current = false)}
-          onFocus={showArrows}
-          onClick={() => go(next)}
-        >
-          <Icon name="chevronRight" size={32} />
-        </button>
-      )}
+        {prev && (
+          <button
+            type="button"
+            className={`preview-arrow preview-prev${arrows ? '' : ' preview-arrow-hidden'}`}
+            aria-label={t('buttons.previous')}
+            title={t('buttons.previous')}
+            onMouseEnter={() => (hovered.current = true)}
+            onMouseLeave={() => (hovered.current = false)}
+            onFocus={showArrows}
+            onClick={() => go(prev)}
+          >
+            <Icon name="chevronLeft" size={32} />
+          </button>
+        )}
+        {next && (
+          <button
+            type="button"
+            className={`preview-arrow preview-next${arrows ? '' : ' preview-arrow-hidden'}`}
+            aria-label={t('buttons.next')}
+            title={t('buttons.next')}
+            onMouseEnter={() => (hovered.current = true)}
+            onMouseLeave={() => (hovered.current = false)}
+            onFocus={showArrows}
+            onClick={() => go(next)}
+          >
+            <Icon name="chevronRight" size={32} />
+          </button>
+        )}
+      </main>
     </div>
   );
 }

@@ -74,23 +74,24 @@ export function Prompts() {
 
   useEffect(() => {
     if (!open) return;
-    const top = () => layer.current?.querySelector<HTMLFormElement>('.prompt-slot:last-child form.prompt');
+    const top = () => layer.current?.querySelector<HTMLElement>('.prompt-slot:last-child .prompt');
     const onKey = (e: KeyboardEvent) => {
-      const form = top();
-      if (!form) return;
+      const dialog = top();
+      const form = dialog?.querySelector('form');
+      if (!dialog || !form) return;
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopImmediatePropagation();
         close();
-      } else if (e.key === 'Enter' && !form.contains(document.activeElement)) {
+      } else if (e.key === 'Enter' && !dialog.contains(document.activeElement)) {
         e.preventDefault();
         form.requestSubmit();
       } else if (e.key === 'Tab') {
-        const items = [...form.querySelectorAll<HTMLElement>(FOCUSABLE)];
+        const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
         if (items.length === 0) return;
         const first = items[0];
         const last = items[items.length - 1];
-        if (!form.contains(document.activeElement)) {
+        if (!dialog.contains(document.activeElement)) {
           e.preventDefault();
           first.focus();
         } else if (e.shiftKey && document.activeElement === first) {

@@ -118,7 +118,18 @@ export default function Shell() {
 
   return (
     <section className="shell" style={{ blockSize: height }} aria-label={t('shell.title')}>
-      <div className="shell-divider" role="separator" aria-orientation="horizontal" aria-label={t('shell.resize')} tabIndex={0} {...divider} />
+      {/* A focusable separator is a splitter: its value is the panel's share of the window's height. */}
+      <div
+        className="shell-divider"
+        role="separator"
+        aria-orientation="horizontal"
+        aria-label={t('shell.resize')}
+        aria-valuenow={Math.round((height / window.innerHeight) * 100)}
+        aria-valuemin={0}
+        aria-valuemax={100}
+        tabIndex={0}
+        {...divider}
+      />
       <div className="shell-bar">
         <span className="shell-title">{t('shell.title')}</span>
         <IconButton icon="close" label={t('buttons.close')} onClick={() => setShow(false)} />
