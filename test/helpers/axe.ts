@@ -17,7 +17,10 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // scripts, so no addScriptTag) does not govern; the policy stays on for what the page does.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   // A fade-in caught halfway reads as low contrast: wait for the finite animations to end.
-  await page.evaluate(() => Promise.all(document.getAnimations().map((a) => (a.effect?.getTiming().iterations === Infinity ? undefined : a.finished))));
+  // (An animation cancelled meanwhile, its element gone, rejects: that one is over too.)
+  await page.evaluate(() =>
+    Promise.all(document.getAnimations().map((a) => (a.effect?.getTiming().iterations === Infinity ? undefined : a.finished.catch(() => undefined)))),
+  );
   const results = await page.evaluate(async () => {
     const { axe } = window as unknown as { axe: typeof Axe };
     return axe.run(document, { resultTypes: ['violations'] });

@@ -15,6 +15,7 @@ import { ConfirmPrompt } from './Confirm.tsx';
 import { CurrentPasswordPrompt } from './CurrentPassword.tsx';
 import { SharePrompt } from './Share.tsx';
 import { UploadPrompt } from './Upload.tsx';
+import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
 
 /** The component of one prompt, with the props its variant carries. */
 function PromptView({ prompt: p }: { prompt: PromptSpec }) {
@@ -55,22 +56,12 @@ function PromptView({ prompt: p }: { prompt: PromptSpec }) {
   }
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
-
 export function Prompts() {
   const prompts = useAtomValue(promptsAtom);
   const close = useSetAtom(closePromptAtom);
   const layer = useRef<HTMLDivElement>(null);
-  const opener = useRef<Element | null>(null);
   const open = prompts.length > 0;
-
-  useEffect(() => {
-    if (!open) return;
-    opener.current = document.activeElement;
-    return () => {
-      if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
-    };
-  }, [open]);
+  useReturnFocus(open);
 
   useEffect(() => {
     if (!open) return;
@@ -86,22 +77,7 @@ export function Prompts() {
       } else if (e.key === 'Enter' && !dialog.contains(document.activeElement)) {
         e.preventDefault();
         form.requestSubmit();
-      } else if (e.key === 'Tab') {
-        const items = [...dialog.querySelectorAll<HTMLElement>(FOCUSABLE)];
-        if (items.length === 0) return;
-        const first = items[0];
-        const last = items[items.length - 1];
-        if (!dialog.contains(document.activeElement)) {
-          e.preventDefault();
-          first.focus();
-        } else if (e.shiftKey && document.activeElement === first) {
-          e.preventDefault();
-          last.focus();
-        } else if (!e.shiftKey && document.activeElement === last) {
-          e.preventDefault();
-          first.focus();
-        }
-      }
+      } else trapTab(dialog, e);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);

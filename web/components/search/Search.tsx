@@ -10,6 +10,7 @@ import { userAtom } from '../../state/auth.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
+import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
 import { SearchResultItem } from './SearchResultItem.tsx';
 import { useSearch } from './useSearch.ts';
 
@@ -32,8 +33,11 @@ export default function SearchOverlay() {
   const [value, setValue] = useState('');
   const [limit, setLimit] = useState(SEARCH_PAGE);
   const input = useRef<HTMLInputElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
   const dir = useRef(currentDir()).current;
   const { results, state, run, runSoon, clear } = useSearch(dir);
+
+  useReturnFocus(true);
 
   const close = () => {
     clear();
@@ -56,7 +60,7 @@ export default function SearchOverlay() {
         e.preventDefault();
         e.stopImmediatePropagation();
         close();
-      }
+      } else if (dialog.current) trapTab(dialog.current, e);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
@@ -86,7 +90,7 @@ export default function SearchOverlay() {
 
   const shown = results.slice(0, limit);
   return (
-    <div className="search" role="dialog" aria-modal="true" aria-label={t('search.title')}>
+    <div className="search" ref={dialog} role="dialog" aria-modal="true" aria-label={t('search.title')}>
       <div className="overlay" onClick={close} />
       <div className="search-panel">
         <div className="search-bar">
