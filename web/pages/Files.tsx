@@ -121,6 +121,7 @@ export default function FilesPage() {
         </Header>
       }
     >
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files from the desktop; the keyboard uploads with the Upload button */}
       <div
         className={`files${barActive ? ' files-with-bar' : ''}${dropping ? ' files-dropping' : ''}`}
         ref={scrollRef}
@@ -136,7 +137,7 @@ export default function FilesPage() {
         ) : listing === null ? null : file === null ? (
           <Listing listing={listing} scrollRef={scrollRef} busy={!current} />
         ) : (
-          <TextView file={listing.resource} />
+          <TextView key={listing.resource.path} file={listing.resource} />
         )}
       </div>
       {barActive && ctx && <SelectionBar ctx={ctx} />}

@@ -6,6 +6,7 @@ import { instanceName, settings } from '../../config.ts';
 import { moreOpenAtom, sidebarOpenAtom } from '../../state/layout.ts';
 import { IconButton } from '../ui/Button.tsx';
 import type { IconName } from '../ui/Icon.tsx';
+import { Overlay } from '../ui/Overlay.tsx';
 import { useNarrow } from '../ui/useNarrow.ts';
 
 export interface HeaderAction {
@@ -63,7 +64,7 @@ export function Header({ title, actions = [], children }: { title?: string; acti
             <IconButton icon="more" label={t('buttons.more')} aria-haspopup="menu" aria-expanded={more} onClick={() => setMore(!more)} />
             {more && (
               <>
-                <div className="overlay overlay-clear" onClick={() => setMore(false)} />
+                <Overlay clear onDismiss={() => setMore(false)} />
                 <div
                   className="dropdown-menu"
                   role="menu"

@@ -16,6 +16,7 @@ import { CurrentPasswordPrompt } from './CurrentPassword.tsx';
 import { SharePrompt } from './Share.tsx';
 import { UploadPrompt } from './Upload.tsx';
 import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
+import { Overlay } from '../ui/Overlay.tsx';
 
 /** The component of one prompt, with the props its variant carries. */
 function PromptView({ prompt: p }: { prompt: PromptSpec }) {
@@ -86,7 +87,7 @@ export function Prompts() {
   if (!open) return null;
   return (
     <div className="prompts" ref={layer}>
-      <div className="overlay" onClick={() => close()} />
+      <Overlay onDismiss={() => close()} />
       {prompts.map((p, i) => {
         return (
           <div key={p.id} className="prompt-slot" hidden={i !== prompts.length - 1}>

@@ -11,6 +11,7 @@ import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
 import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
+import { Overlay } from '../ui/Overlay.tsx';
 import { SearchResultItem } from './SearchResultItem.tsx';
 import { useSearch } from './useSearch.ts';
 
@@ -91,7 +92,7 @@ export default function SearchOverlay() {
   const shown = results.slice(0, limit);
   return (
     <div className="search" ref={dialog} role="dialog" aria-modal="true" aria-label={t('search.title')}>
-      <div className="overlay" onClick={close} />
+      <Overlay onDismiss={close} />
       <div className="search-panel">
         <div className="search-bar">
           <IconButton icon="arrowLeft" label={t('buttons.back')} onClick={close} />
@@ -118,14 +119,14 @@ export default function SearchOverlay() {
           }}
         >
           {results.length === 0 && state !== 'done' && (
-            <div className="search-types" role="group" aria-label={t('search.types')}>
+            <fieldset className="search-types" aria-label={t('search.types')}>
               {TYPES.map((x) => (
                 <button key={x.type} type="button" className="search-type" onClick={() => addType(x.type)}>
                   <Icon name={x.icon} size={28} />
                   <span>{t(x.label)}</span>
                 </button>
               ))}
-            </div>
+            </fieldset>
           )}
           {state === 'done' && results.length === 0 && <p className="search-empty">{t('search.noResults')}</p>}
           {results.length === 0 && state === 'idle' && <p className="search-hint">{t('search.hint')}</p>}
