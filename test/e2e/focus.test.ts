@@ -1,10 +1,12 @@
 /**
  * Keyboard focus: a prompt and the search overlay keep Tab inside and give the focus back to what
  * opened them; the selected entries and the entry with the focus look different, in every view and
- * both themes; the shell's command line shows its focus with a ring, its prompt is not underlined.
+ * both themes; an image zooms from the keyboard; the shell's command line shows its focus with a
+ * ring, its prompt is not underlined.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
@@ -62,6 +64,7 @@ describe('keyboard focus', () => {
     root = tempDir('fm-e2e-focus-');
     fs.mkdirSync(path.join(root, 'folder'));
     for (const name of ['a.txt', 'b.txt', 'c.txt']) fs.writeFileSync(path.join(root, name), name);
+    await sharp({ create: { width: 640, height: 480, channels: 3, background: '#3498db' } }).toFile(path.join(root, 'folder/photo.jpg'));
     fm = await startFm({ root });
     admin = await adminClient(fm);
     await admin.fetch('/api/settings', { method: 'PUT', json: { enableExec: true, shell: [] } });
@@ -138,6 +141,24 @@ describe('keyboard focus', () => {
       expect(new Set(looks.map((l) => l.focused.outline)).size).toBe(1);
     });
   }
+
+  it('an image is zoomed from the keyboard: Tab reaches the picture, + zooms in, - out, 0 resets', async () => {
+    const page = await browser.newPage();
+    await openLoggedIn(page, fm.url, admin.token, '/files/folder/photo.jpg');
+    const viewer = page.getByRole('img', { name: 'photo.jpg' });
+    await viewer.locator('img').waitFor();
+    for (let i = 0; i < 20 && !(await viewer.evaluate((el) => el === document.activeElement)); i++) await page.keyboard.press('Tab');
+    expect(await viewer.evaluate((el) => el === document.activeElement)).toBe(true);
+    const scale = async () => Number(await viewer.getAttribute('data-scale'));
+    await page.keyboard.press('+');
+    await expect.poll(scale).toBeGreaterThan(1);
+    const zoomed = await scale();
+    await page.keyboard.press('-');
+    await expect.poll(scale).toBeLessThan(zoomed);
+    await page.keyboard.press('+');
+    await page.keyboard.press('0');
+    await expect.poll(scale).toBe(1);
+  });
 
   it("the shell's command line shows its focus with a ring, and its prompt is not underlined", async () => {
     const runner = await createUser(admin, fm, 'runner', { perm: { execute: true }, commands: ['ls'] });

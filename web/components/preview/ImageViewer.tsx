@@ -100,10 +100,15 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
   };
 
   return (
-    // biome-ignore lint/a11y/noStaticElementInteractions: pan and pinch are pointer gestures on the picture; the header's full-size button is the keyboard's zoom
+    // The picture takes the focus so that +, - and 0 zoom it from the keyboard, as the wheel and a pinch do;
+    // it carries the name (the <img> inside is its drawing only).
     <div
       ref={box}
       className={`image-viewer${view.scale > 1 ? ' image-viewer-zoomed' : ''}`}
+      role="img"
+      aria-label={alt}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a picture the keyboard zooms (+, -, 0) has to hold the focus
+      tabIndex={0}
       onPointerDown={onPointerDown}
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
@@ -118,7 +123,7 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
       <img
         ref={img}
         src={src}
-        alt={alt}
+        alt=""
         draggable={false}
         style={{ transform: `translate(${view.x}px, ${view.y}px) scale(${view.scale})` }}
         onLoad={(e) => {
