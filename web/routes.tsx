@@ -60,6 +60,7 @@ function RouteEffects() {
   const setSidebar = useSetAtom(sidebarOpenAtom);
   const setMore = useSetAtom(moreOpenAtom);
   const setSearch = useSetAtom(searchOpenAtom);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: these are the effects of navigating: they run for each new location
   useEffect(() => {
     clearSelection();
     closePrompts();

@@ -90,7 +90,8 @@ describe('accessibility of the main screens', () => {
         const el = document.activeElement as HTMLElement | null;
         if (!el || el === document.body) return null;
         const style = getComputedStyle(el);
-        return { name: el.getAttribute('aria-label') ?? el.textContent?.trim() ?? '', ring: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
+        const name = el.getAttribute('aria-label') ?? el.querySelector('.item-name-text')?.textContent ?? el.textContent?.trim() ?? '';
+        return { name, ring: style.outlineStyle !== 'none' && style.outlineWidth !== '0px' };
       });
       if (!focused) continue;
       expect(focused.ring, `focus ring on ${focused.name}`).toBe(true);

@@ -56,7 +56,7 @@ describe('administration', () => {
     await openLoggedIn(page, fm.url, admin.token, '/settings/users');
     await page.getByRole('link', { name: 'New' }).click();
     await page.waitForURL(/\/settings\/users\/new$/);
-    await page.getByRole('heading', { name: 'New user' }).waitFor();
+    await page.getByRole('heading', { name: 'New user', level: 2 }).waitFor();
     expect(await page.title()).toBe('New user - fm');
     await page.getByLabel('Username', { exact: true }).fill('dora');
     await page.getByLabel('Password', { exact: true }).fill('a-very-long-password-1');
@@ -73,7 +73,7 @@ describe('administration', () => {
     let dora = await admin.json<UserDto>(`/api/users/${id}`);
     expect([dora.username, dora.scope, dora.perm.delete, dora.perm.create]).toEqual(['dora', '/dora', false, true]);
     expect(dora.rules).toEqual([{ allow: false, path: '/secret', regex: false, regexp: { raw: '' } }]);
-    await page.getByRole('heading', { name: 'dora' }).waitFor();
+    await page.getByRole('heading', { name: 'dora', level: 2 }).waitFor();
 
     // A change of language needs no password.
     await page.getByLabel('Language').selectOption('fr');
@@ -134,7 +134,7 @@ describe('administration', () => {
     expect(await row('eve').innerText()).toMatch(/^eve\s+No\s+\/eve\s*$/);
     expect(await row('admin').innerText()).toMatch(/^admin\s+Yes\s+\/\s*$/);
     await page.getByRole('link', { name: 'Edit eve' }).click();
-    await page.getByRole('heading', { name: 'eve' }).waitFor();
+    await page.getByRole('heading', { name: 'eve', level: 2 }).waitFor();
     await page.goto(`${fm.url}/settings/users/new`);
     const home = page.getByLabel("Create the user's home folder");
     expect(await home.isChecked()).toBe(true);

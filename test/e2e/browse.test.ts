@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
-const selectedNames = (page: Page) => page.locator('[role=option][aria-selected=true]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const names = (page: Page) => itemNames(page);
+const selectedNames = (page: Page) => itemNames(page, '[role=option][aria-selected=true]');
 
 describe('browsing files', () => {
   const browser = useBrowser();
@@ -93,12 +93,12 @@ describe('browsing files', () => {
     expect(await selectedNames(page)).toEqual(['Music']);
     await page.keyboard.press('ArrowUp');
     // Enter opens the focused entry: wait until the focus has moved (it follows on the next frame).
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('docs');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.querySelector('.item-name-text')?.textContent)).toBe('docs');
     expect(await selectedNames(page)).toEqual(['docs']);
     await page.keyboard.press('Enter');
     await page.waitForURL(`${fm.url}/files/docs/`);
     // The focus follows into the opened folder, so the keyboard keeps working.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('deep');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.querySelector('.item-name-text')?.textContent)).toBe('deep');
     await page.keyboard.press('ArrowDown');
     expect(await selectedNames(page)).toEqual(['inside.md']);
   });

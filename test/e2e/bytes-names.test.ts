@@ -5,9 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { PROJECT_ROOT, adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const names = (page: Page) => itemNames(page);
 const header = (page: Page) => page.locator('header');
 /** "café.txt" in Latin-1 (0xE9 alone is not UTF-8), and a folder "d\x80ir". */
 const latin1 = (s: string) => Buffer.from(s, 'latin1');

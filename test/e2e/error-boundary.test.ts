@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
 const USERS = /\/api\/users$/;
 
@@ -31,7 +31,7 @@ describe('root error boundary', () => {
     await page.route(USERS, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"users":[]}' }));
   }
 
-  const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+  const names = (page: Page) => itemNames(page);
 
   it('shows the message with Retry, which renders the page again once the server answers well', async () => {
     const page = await browser.newPage();

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const names = (page: Page) => itemNames(page);
 const heading = (page: Page) => page.getByRole('alert').getByRole('heading');
 const button = (page: Page, name: string) => page.locator('.error-screen-actions').getByRole(name === 'Home' ? 'link' : 'button', { name, exact: true });
 

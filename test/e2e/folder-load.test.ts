@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const selectedNames = (page: Page) => page.locator('[role=option][aria-selected=true]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const selectedNames = (page: Page) => itemNames(page, '[role=option][aria-selected=true]');
 
 describe('clicks during a folder load', () => {
   const browser = useBrowser();

@@ -26,7 +26,7 @@ describe('login page', () => {
     expect(await page.title()).toBe('Login - fm');
     await loginThroughPage(page, 'admin', fm.adminPassword);
     await page.waitForURL(`${fm.url}/settings/profile`);
-    await expect.poll(() => page.getByRole('heading', { name: 'Profile settings' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { name: 'Profile settings', level: 1 }).count()).toBe(1);
     const cookies = await page.context().cookies();
     expect(cookies.find((c) => c.name === 'auth')?.sameSite).toBe('Strict');
     expect(await page.evaluate(() => localStorage.getItem('jwt'))).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const names = (page: Page) => itemNames(page);
 const header = (page: Page) => page.locator('header');
 
 describe('file operations', () => {
@@ -71,7 +71,7 @@ describe('file operations', () => {
     await page.getByRole('dialog', { name: 'Rename' }).getByRole('textbox').fill('done.md');
     await page.keyboard.press('Enter');
     await expect.poll(() => names(page)).toEqual(['done.md']);
-    await expect.poll(() => page.locator('[aria-selected=true]').getAttribute('aria-label')).toBe('done.md');
+    await expect.poll(() => itemNames(page, '[role=option][aria-selected=true]')).toEqual(['done.md']);
 
     // Delete with the Delete key, then the folder from the parent listing.
     await page.keyboard.press('Delete');

@@ -4,9 +4,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
-const names = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+const names = (page: Page) => itemNames(page);
 const RENEW_FAILED = 'Your session could not be renewed. You will be asked to log in again when it expires.';
 
 describe('token renewal', () => {

@@ -67,7 +67,7 @@ describe('search results', () => {
       // Each result has the icon, size and date its listing row has (the listing is behind the overlay).
       const icons = new Set<string>();
       for (const name of IN_LISTING) {
-        const row = page.getByRole('option', { name, exact: true });
+        const row = page.getByRole('option').filter({ has: page.locator('.item-name-text', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
         const result = results.getByRole('listitem').filter({ has: page.locator('.search-path', { hasText: new RegExp(`^${name.replace('.', '\\.')}$`) }) });
         const icon = await result.locator('svg.icon path').getAttribute('d');
         expect(icon, name).toBe(await row.locator('svg.icon path').first().getAttribute('d'));

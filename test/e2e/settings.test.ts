@@ -31,7 +31,7 @@ describe('profile settings', () => {
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Settings updated!');
     const saved = await admin.json<{ singleClick: boolean; locale: string }>(`/api/users/${user.id}`);
     expect([saved.singleClick, saved.locale]).toEqual([true, 'de']);
-    await expect.poll(() => page.getByRole('heading', { name: 'Profileinstellungen' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { name: 'Profileinstellungen', level: 1 }).count()).toBe(1);
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('de');
 
     // Single-click mode: one click opens a file.
@@ -44,7 +44,7 @@ describe('profile settings', () => {
     await page.getByLabel('Sprache').selectOption('ar');
     await Promise.all([page.waitForEvent('load'), page.getByRole('button', { name: 'Aktualisieren' }).first().click()]);
     await expect.poll(() => page.evaluate(() => document.documentElement.dir)).toBe('rtl');
-    await expect.poll(() => page.getByRole('heading', { name: 'إعدادات الملف الشخصي' }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('heading', { name: 'إعدادات الملف الشخصي', level: 1 }).count()).toBe(1);
   });
 
   it("shows the WebDAV address, which a client can use with the user's credentials", async () => {

@@ -79,7 +79,7 @@ describe('share links', () => {
     await visitor.getByRole('alert').filter({ hasText: 'Wrong credentials' }).waitFor();
     await visitor.getByLabel('Password').fill('open sesame');
     await visitor.getByRole('button', { name: 'Submit' }).click();
-    await visitor.getByRole('heading', { name: 'album' }).waitFor();
+    await visitor.getByRole('heading', { name: 'album', level: 2 }).waitFor();
     expect(await visitor.getByRole('link', { name: 'one.txt' }).count()).toBe(1);
     await visitor.getByRole('img', { name: 'QR code of this link' }).waitFor();
 
@@ -100,7 +100,7 @@ describe('share links', () => {
     await visitor.getByRole('button', { name: 'Show 31 more' }).click();
     await expect.poll(() => visitor.locator('.share-item').count()).toBe(131);
     await visitor.getByRole('link', { name: 'deep.txt' }).click();
-    await visitor.getByRole('heading', { name: 'deep.txt' }).waitFor();
+    await visitor.getByRole('heading', { name: 'deep.txt', level: 2 }).waitFor();
     const [file] = await Promise.all([visitor.waitForEvent('download'), visitor.getByRole('button', { name: 'Download' }).click()]);
     expect(fs.readFileSync(await file.path(), 'utf8')).toBe('deep');
     expect(await visitor.getByRole('link', { name: 'Open file' }).getAttribute('href')).toMatch(/inline=true/);
@@ -122,7 +122,7 @@ describe('share links', () => {
     expect(await dialog.getByText('Permanent').count()).toBe(1);
 
     await page.goto(link);
-    await page.getByRole('heading', { name: 'memo.txt' }).waitFor();
+    await page.getByRole('heading', { name: 'memo.txt', level: 2 }).waitFor();
     await page.getByRole('button', { name: 'Copy link' }).click();
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(link);
   });

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { compareNames } from '../../src/api/files.ts';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
-import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
+import { itemNames, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
 const NAMES = ['_x', '.hidden', 'a_b', 'a-b', 'A2', 'a10', 'a9'];
 /** fm's order (src/api/files.ts nameSortKey): punctuation by code, digits naturally, case-insensitive. */
@@ -35,7 +35,7 @@ describe('listing order', () => {
     fs.rmSync(root, { recursive: true, force: true });
   });
 
-  const shown = (page: Page) => page.locator('[role=option]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+  const shown = (page: Page) => itemNames(page);
   const served = async (dir: string) => (await admin.json<{ items: { name: string }[] }>(`/api/resources/${dir}/`)).items.map((i) => i.name);
 
   it('shows the server order, the same as the shared sort key, for names with _ . - and digits', async () => {

@@ -146,7 +146,7 @@ describe('uploads', () => {
     };
     await drop('.listing-empty, .listing-body', 'dropped.txt');
     await page.getByRole('option', { name: 'dropped.txt' }).waitFor();
-    await drop('[role=option][aria-label="in"]', 'into-folder.txt');
+    await drop('[role=option]:has(.item-name-text:text-is("in"))', 'into-folder.txt');
     await page.getByRole('status').filter({ hasText: 'Upload complete!' }).last().waitFor();
     await expect.poll(() => fs.existsSync(path.join(root, 'in/into-folder.txt'))).toBe(true);
     expect(fs.readFileSync(path.join(root, 'in/into-folder.txt'), 'utf8')).toBe('dropped into-folder.txt');

@@ -95,3 +95,8 @@ export async function openLoggedIn(page: Page, baseUrl: string, token: string, p
   await page.evaluate((t) => localStorage.setItem('jwt', t), token);
   await page.goto(`${baseUrl}${path}`);
 }
+
+/** The names of the listing's entries matching `selector` (rendered ones, in order), as each entry shows its name. */
+export function itemNames(page: Page, selector = '[role=option]'): Promise<(string | null)[]> {
+  return page.locator(selector).evaluateAll((els) => els.map((e) => e.querySelector('.item-name-text')?.textContent ?? null));
+}

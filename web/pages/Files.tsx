@@ -49,7 +49,8 @@ export default function FilesPage() {
   const multiple = useAtomValue(multipleAtom);
   const narrow = useNarrow();
   const scrollRef = useRef<HTMLDivElement>(null);
-  useTitle(path === '/' ? t('sidebar.myFiles') : displayName(baseName(path)));
+  const title = path === '/' ? t('sidebar.myFiles') : displayName(baseName(path));
+  useTitle(title);
 
   // While the next path loads, the previous listing stays on screen but no action applies to it.
   const current = listing !== null && samePath(listing.resource.path, path);
@@ -120,6 +121,7 @@ export default function FilesPage() {
         </Header>
       }
     >
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: a drop target for files from the desktop; the keyboard uploads with the Upload button */}
       <div
         className={`files${barActive ? ' files-with-bar' : ''}${dropping ? ' files-dropping' : ''}`}
         ref={scrollRef}
@@ -127,13 +129,15 @@ export default function FilesPage() {
         onDragLeave={onDragLeave}
         onDrop={onDrop}
       >
+        {/* The breadcrumbs name the folder on screen; its heading is for assistive technology (a text file has its own, TextView). */}
+        {file === null && <h1 className="visually-hidden">{title}</h1>}
         <Breadcrumbs path={listing && !listing.resource.isDir ? listing.resource.path.replace(/\/[^/]*$/, '') || '/' : path} />
         {error !== null ? (
           <ErrorScreen code={error} file={!rawPath.endsWith('/')} onRetry={retry} />
-        ) : listing === null ? null : listing.resource.isDir ? (
+        ) : listing === null ? null : file === null ? (
           <Listing listing={listing} scrollRef={scrollRef} busy={!current} />
         ) : (
-          <TextView file={listing.resource} />
+          <TextView key={listing.resource.path} file={listing.resource} />
         )}
       </div>
       {barActive && ctx && <SelectionBar ctx={ctx} />}

@@ -102,6 +102,7 @@ export default function LoginPage() {
             autoComplete="username"
             autoCapitalize="off"
             spellCheck={false}
+            // biome-ignore lint/a11y/noAutofocus: the login page is this one form; its first field is where everyone starts
             autoFocus
             required
             value={username}

@@ -65,7 +65,7 @@ export default function UserEditPage({ id: rawId }: { id: string }) {
     return () => {
       live = false;
     };
-  }, [id, isNew, queryClient]);
+  }, [id, isNew, queryClient, showError]);
 
   const save = useAction(async () => {
     if (!draft || !loaded) return;

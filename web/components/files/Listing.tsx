@@ -54,6 +54,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
   const cut = useCutPaths(listing.resource.path);
 
   // A new folder starts again from the top with 50 items; keyboard users keep the focus in the list.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs again for each new folder, which is what the path says
   useEffect(() => {
     setLimit(INITIAL_ITEMS);
     setCursor(undefined);
@@ -78,6 +79,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
     overscan: 6,
     scrollMargin,
   });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the virtualizer keeps measured sizes: measure again when rows change height or width
   useEffect(() => virtualizer.measure(), [virtualizer, itemRowHeight, cols]);
 
   useGrowOnScroll(scrollRef, shown >= items.length, rows.length, () => {
@@ -151,13 +153,13 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
   return (
     <div className={`listing listing-${mode === 'mosaic gallery' ? 'gallery' : mode}${busy ? ' listing-busy' : ''}`} aria-busy={busy}>
       <SortHeader />
+      {/* biome-ignore lint/a11y/useKeyWithClickEvents: a click beside the entries clears the selection; Escape does it from the keyboard (useFileShortcuts) */}
       <div
         ref={listRef}
         className="listing-body"
         role="listbox"
         aria-multiselectable="true"
         aria-label={t('files.listing')}
-        aria-rowcount={listing.total}
         style={{ blockSize: virtualizer.getTotalSize() }}
         onClick={() => {
           if (!multiple && !busy) setSelected([]);
@@ -181,6 +183,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
                 key={items[i].path}
                 item={items[i]}
                 index={i}
+                count={listing.total}
                 selected={selectedSet.has(items[i].path)}
                 tabbable={i === tabbable}
                 dropTarget={dropTarget === i}

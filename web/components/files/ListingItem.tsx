@@ -6,7 +6,6 @@ import type { ResourceItem } from '../../api/resources.ts';
 import { formatExact, formatModified, formatSize } from '../../lib/format.ts';
 import { Icon } from '../ui/Icon.tsx';
 import { Thumbnail } from './Thumbnail.tsx';
-import { displayName } from '../../lib/names.ts';
 import { Name, useNameTitle } from '../ui/Name.tsx';
 
 export interface ItemHandlers {
@@ -21,6 +20,8 @@ export interface ItemHandlers {
 export interface ListingItemProps {
   item: ResourceItem;
   index: number;
+  /** Items in the folder: only the rendered ones exist in the page (virtual list). */
+  count: number;
   selected: boolean;
   tabbable: boolean;
   dropTarget: boolean;
@@ -50,7 +51,8 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
       role="option"
       id={`item-${index}`}
       aria-selected={p.selected}
-      aria-label={displayName(item.name)}
+      aria-setsize={p.count}
+      aria-posinset={index + 1}
       tabIndex={p.tabbable ? 0 : -1}
       className={classes.join(' ')}
       data-index={index}

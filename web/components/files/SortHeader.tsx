@@ -17,8 +17,8 @@ export function SortHeader() {
         type="button"
         className={`sort-button ${cls}${active ? ' sort-active' : ''}`}
         onClick={() => void sortBy(app, by)}
-        aria-label={t(`files.sortBy.${by}`)}
-        aria-sort={active ? (sorting.asc ? 'ascending' : 'descending') : undefined}
+        // aria-sort belongs to a table's column header, which a listbox has not: the order is in the name.
+        aria-label={active ? `${t(`files.sortBy.${by}`)}, ${t(sorting.asc ? 'files.sortedAscending' : 'files.sortedDescending')}` : t(`files.sortBy.${by}`)}
         data-sort={by}
       >
         <span>{label}</span>

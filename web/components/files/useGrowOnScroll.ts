@@ -13,6 +13,7 @@ export function useGrowOnScroll(scrollRef: RefObject<HTMLElement | null>, comple
   const done = useRef(complete);
   done.current = complete;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: new rows may still leave the end in view: check again (no scroll event comes)
   useEffect(() => {
     const el = scrollRef.current;
     if (!el) return;

@@ -34,6 +34,7 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
 
   // A double click needs both clicks on the same entry of the same listing: after a reload the
   // same index may be another entry.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs for each new listing, which is what items says
   useEffect(() => {
     lastClick.current = undefined;
   }, [items]);
@@ -123,7 +124,7 @@ export function useItemHandlers(o: ItemHandlerOptions): { handlers: ItemHandlers
         ).catch(() => undefined);
       },
     };
-  }, [selectedPaths, singleClick, multiple, open, cols, items, focusItem, cursorTo, canMove, busy, setSelectedPaths]);
+  }, [selectedPaths, singleClick, multiple, open, cols, items, focusItem, cursorTo, canMove, busy, setSelectedPaths, transferTo]);
 
   const endDrag = () => {
     dragging.current = null;

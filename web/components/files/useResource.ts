@@ -34,6 +34,7 @@ export function useResource(path: string): { listing: ListingData | null; error:
     return () => setLoading((n) => n - 1);
   }, [query.isFetching, setLoading]);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: every load counts, also one that brings the same data (dataUpdatedAt moves, listing may not)
   useEffect(() => {
     // A folder whose later pages are on their way: selection and mode wait for the whole of it.
     if (!listing || query.isPlaceholderData || listing.items.length < listing.total) return;

@@ -6,6 +6,7 @@ import { instanceName, settings } from '../../config.ts';
 import { moreOpenAtom, sidebarOpenAtom } from '../../state/layout.ts';
 import { IconButton } from '../ui/Button.tsx';
 import type { IconName } from '../ui/Icon.tsx';
+import { Overlay } from '../ui/Overlay.tsx';
 import { useNarrow } from '../ui/useNarrow.ts';
 
 export interface HeaderAction {
@@ -52,8 +53,8 @@ export function Header({ title, actions = [], children }: { title?: string; acti
       {narrow && <IconButton icon="menu" label={t('buttons.toggleSidebar')} onClick={() => setSidebar((o) => !o)} />}
       <img className="header-logo" src={settings.Logo} alt={instanceName} width={32} height={32} />
       <div className="header-title">
-        {/* Not a heading: the page's own cards carry the headings, often with this very name. */}
-        {title !== undefined && <p className="header-page-name">{title}</p>}
+        {/* The page's one level-one heading; its cards carry level-two headings. */}
+        {title !== undefined && <h1 className="header-page-name">{title}</h1>}
         {children}
       </div>
       <div className="header-actions">
@@ -63,7 +64,7 @@ export function Header({ title, actions = [], children }: { title?: string; acti
             <IconButton icon="more" label={t('buttons.more')} aria-haspopup="menu" aria-expanded={more} onClick={() => setMore(!more)} />
             {more && (
               <>
-                <div className="overlay overlay-clear" onClick={() => setMore(false)} />
+                <Overlay clear onDismiss={() => setMore(false)} />
                 <div
                   className="dropdown-menu"
                   role="menu"

@@ -3,6 +3,7 @@ import { useAtom } from 'jotai';
 import type { ReactNode } from 'react';
 import { sidebarOpenAtom } from '../../state/layout.ts';
 import { useNarrow } from '../ui/useNarrow.ts';
+import { Overlay } from '../ui/Overlay.tsx';
 import { Header } from './Header.tsx';
 import { Sidebar } from './Sidebar.tsx';
 
@@ -13,7 +14,7 @@ export function Layout({ header, children }: { header?: ReactNode; children: Rea
     <div className="layout">
       {header ?? <Header />}
       <Sidebar open={narrow && open} />
-      {narrow && open && <div className="overlay" onClick={() => setOpen(false)} />}
+      {narrow && open && <Overlay onDismiss={() => setOpen(false)} />}
       <main className="layout-main" id="main">
         {children}
       </main>

@@ -13,6 +13,12 @@ interface View {
 
 const RESET: View = { scale: 1, x: 0, y: 0 };
 
+/** A point of the window (client px) as an offset from the centre of `box`. */
+function centreOffset(box: HTMLElement, clientX: number, clientY: number) {
+  const r = box.getBoundingClientRect();
+  return [clientX - (r.left + r.width / 2), clientY - (r.top + r.height / 2)] as const;
+}
+
 export function ImageViewer({ src, alt, onError }: { src: string; alt: string; onError?: () => void }) {
   const box = useRef<HTMLDivElement>(null);
   const img = useRef<HTMLImageElement>(null);
@@ -24,8 +30,6 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
   const lastZoom = useRef(0);
   const lastTap = useRef(0);
 
-  useEffect(() => setView(RESET), [src]);
-
   /** Zooms to `scale` keeping the point (px from the box centre) in place. */
   const zoomAt = (scale: number, px: number, py: number) => {
     lastZoom.current = performance.now();
@@ -36,10 +40,6 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
       return { scale: s, x: px - (px - v.x) * k, y: py - (py - v.y) * k };
     });
   };
-  const centreOffset = (clientX: number, clientY: number) => {
-    const r = box.current!.getBoundingClientRect();
-    return [clientX - (r.left + r.width / 2), clientY - (r.top + r.height / 2)] as const;
-  };
 
   // Wheel zoom needs a non-passive listener to keep the page from scrolling.
   useEffect(() => {
@@ -47,7 +47,7 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
     if (!el) return;
     const onWheel = (e: WheelEvent) => {
       e.preventDefault();
-      const [px, py] = centreOffset(e.clientX, e.clientY);
+      const [px, py] = centreOffset(box.current!, e.clientX, e.clientY);
       setView((v) => {
         const s = wheelZoom(v.scale, e.deltaY, max);
         if (s <= 1) return { scale: s, x: 0, y: 0 };
@@ -72,7 +72,7 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
     const now = performance.now();
     if (now - lastTap.current < DOUBLE_TAP_MS) {
       lastTap.current = 0;
-      const [px, py] = centreOffset(e.clientX, e.clientY);
+      const [px, py] = centreOffset(box.current!, e.clientX, e.clientY);
       zoomAt(nextDoubleTapScale(view.scale), px, py);
       return;
     }
@@ -86,7 +86,7 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
     if (gesture.current && pointers.current.size === 2) {
       const [a, b] = [...pointers.current.values()];
       const dist = Math.hypot(a.x - b.x, a.y - b.y);
-      const [px, py] = centreOffset((a.x + b.x) / 2, (a.y + b.y) / 2);
+      const [px, py] = centreOffset(box.current!, (a.x + b.x) / 2, (a.y + b.y) / 2);
       zoomAt((gesture.current.scale * dist) / Math.max(1, gesture.current.dist), px, py);
       return;
     }
@@ -100,9 +100,15 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
   };
 
   return (
+    // The picture takes the focus so that +, - and 0 zoom it from the keyboard, as the wheel and a pinch do;
+    // it carries the name (the <img> inside is its drawing only).
     <div
       ref={box}
       className={`image-viewer${view.scale > 1 ? ' image-viewer-zoomed' : ''}`}
+      role="img"
+      aria-label={alt}
+      // biome-ignore lint/a11y/noNoninteractiveTabindex: a picture the keyboard zooms (+, -, 0) has to hold the focus
+      tabIndex={0}
       onPointerDown={onPointerDown}
       onPointerMove={onPointerMove}
       onPointerUp={onPointerUp}
@@ -117,7 +123,7 @@ export function ImageViewer({ src, alt, onError }: { src: string; alt: string; o
       <img
         ref={img}
         src={src}
-        alt={alt}
+        alt=""
         draggable={false}
         style={{ transform: `translate(${view.x}px, ${view.y}px) scale(${view.scale})` }}
         onLoad={(e) => {

@@ -1,5 +1,5 @@
 /** The viewer for one file's type: image (large preview or full size), TIFF family, audio, video with captions, PDF; else the no-preview page. */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { previewUrl, rawUrl, subtitleUrl, type Resource } from '../../api/resources.ts';
 import { settings } from '../../config.ts';
@@ -13,7 +13,6 @@ import { TIFF_EXTENSIONS, TiffImage } from './TiffImage.tsx';
 export function Media({ file, fullSize }: { file: Resource; fullSize: boolean }) {
   const { t } = useTranslation();
   const [failed, setFailed] = useState(false);
-  useEffect(() => setFailed(false), [file.path, fullSize]);
   if (failed) return <FileView file={file} />;
   if (file.type === 'image' && TIFF_EXTENSIONS.test(file.name)) return <TiffImage key={file.path} path={file.path} alt={displayName(file.name)} />;
   if (file.type === 'image') {
@@ -24,12 +23,14 @@ export function Media({ file, fullSize }: { file: Resource; fullSize: boolean })
     return (
       <div className="preview-audio">
         <Icon name="audio" size={96} />
+        {/* biome-ignore lint/a11y/useMediaCaption: fm has no captions for audio files (subtitle files are found for videos only) */}
         <audio key={file.path} src={rawUrl(file.path, true)} controls aria-label={displayName(file.name)} />
       </div>
     );
   }
   if (file.type === 'video') {
     return (
+      // biome-ignore lint/a11y/useMediaCaption: the caption tracks are the subtitle files found beside the video, when there are any
       <video key={file.path} className="preview-video" src={rawUrl(file.path, true)} controls playsInline aria-label={displayName(file.name)}>
         {(file.subtitles ?? []).map((s, i) => (
           <track key={s} kind="captions" src={subtitleUrl(s)} label={baseName(s)} default={i === 0} />

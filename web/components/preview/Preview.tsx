@@ -68,7 +68,7 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
       },
     });
     return () => setAfterSingleDelete(null);
-  }, [next, prev, go, close]);
+  }, [next, prev, go, close, setAfterSingleDelete]);
 
   const showArrows = useCallback(() => {
     setArrows(true);
@@ -77,6 +77,7 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
       if (!hovered.current) setArrows(false);
     }, ARROWS_HIDE_MS);
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the arrows show again on each new file
   useEffect(() => {
     showArrows();
     return () => clearTimeout(hideTimer.current);
@@ -106,10 +107,11 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
-  }, [next, prev, go, close, searchOpen]);
+  }, [next, prev, go, close, searchOpen, store]);
 
   const isImage = file.type === 'image' && !TIFF_EXTENSIONS.test(file.name);
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: a moving pointer shows the arrows; the keyboard shows them by focusing one (onFocus)
     <div
       className="preview"
       onMouseMove={() => {
@@ -138,37 +140,38 @@ export default function Preview({ file, path, actions }: { file: Resource; path:
           ))}
         </div>
       </header>
-      <div className="preview-body">
-        <Media file={file} fullSize={fullSize} />
-      </div>
-      {prev && (
-        <button
-          type="button"
-          className={`preview-arrow preview-prev${arrows ? '' : ' preview-arrow-hidden'}`}
-          aria-label={t('buttons.previous')}
-          title={t('buttons.previous')}
-          onMouseEnter={() => (hovered.current = true)}
-          onMouseLeave={() => (hovered.current = false)}
-          onFocus={showArrows}
-          onClick={() => go(prev)}
-        >
-          <Icon name="chevronLeft" size={32} />
-        </button>
-      )}
-      {next && (
-        <button
-          type="button"
-          className={`preview-arrow preview-next${arrows ? '' : ' preview-arrow-hidden'}`}
-          aria-label={t('buttons.next')}
-          title={t('buttons.next')}
-          onMouseEnter={() => (hovered.current = true)}
-          onMouseLeave={() => (hovered.current = false)}
-          onFocus={showArrows}
-          onClick={() => go(next)}
-        >
-          <Icon name="chevronRight" size={32} />
-        </button>
-      )}
+      <main className="preview-body">
+        {/* A new file or size is a new Media: its state (a failed load) starts again. */}
+        <Media key={`${file.path}|${fullSize}`} file={file} fullSize={fullSize} />
+        {prev && (
+          <button
+            type="button"
+            className={`preview-arrow preview-prev${arrows ? '' : ' preview-arrow-hidden'}`}
+            aria-label={t('buttons.previous')}
+            title={t('buttons.previous')}
+            onMouseEnter={() => (hovered.current = true)}
+            onMouseLeave={() => (hovered.current = false)}
+            onFocus={showArrows}
+            onClick={() => go(prev)}
+          >
+            <Icon name="chevronLeft" size={32} />
+          </button>
+        )}
+        {next && (
+          <button
+            type="button"
+            className={`preview-arrow preview-next${arrows ? '' : ' preview-arrow-hidden'}`}
+            aria-label={t('buttons.next')}
+            title={t('buttons.next')}
+            onMouseEnter={() => (hovered.current = true)}
+            onMouseLeave={() => (hovered.current = false)}
+            onFocus={showArrows}
+            onClick={() => go(next)}
+          >
+            <Icon name="chevronRight" size={32} />
+          </button>
+        )}
+      </main>
     </div>
   );
 }

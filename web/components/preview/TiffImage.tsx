@@ -60,5 +60,5 @@ export function TiffImage({ path, alt }: { path: string; alt: string }) {
   }, [path]);
   if (failed !== null) return <ErrorScreen code={failed} />;
   if (!url) return <span className="spinner preview-spinner" role="status" aria-label={t('files.loading')} />;
-  return <ImageViewer src={url} alt={alt} />;
+  return <ImageViewer key={url} src={url} alt={alt} />;
 }

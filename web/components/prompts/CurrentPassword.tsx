@@ -35,7 +35,14 @@ export function CurrentPasswordPrompt({ onDone }: { onDone: (password: string | 
     >
       <label className="field">
         <span>{t('prompts.currentPasswordMessage')}</span>
-        <input className="input" type="password" autoComplete="current-password" autoFocus value={password} onChange={(e) => setPassword(e.target.value)} />
+        <input
+          className="input"
+          type="password"
+          autoComplete="current-password"
+          data-autofocus=""
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
       </label>
     </PromptFrame>
   );

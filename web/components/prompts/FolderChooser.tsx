@@ -71,11 +71,11 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
       <p className="chooser-location">
         {t('prompts.currentlyNavigating')} <code>{dir}</code>
       </p>
-      <ul className="chooser-list" role="listbox" aria-label={t('prompts.destination')}>
-        {entries === null && <li className="chooser-empty">{t('files.loading')}</li>}
-        {entries?.length === 0 && <li className="chooser-empty">{t('prompts.noSubfolders')}</li>}
+      <div className="chooser-list" role="listbox" aria-label={t('prompts.destination')}>
+        {entries === null && <div className="chooser-empty">{t('files.loading')}</div>}
+        {entries?.length === 0 && <div className="chooser-empty">{t('prompts.noSubfolders')}</div>}
         {entries?.map((e) => (
-          <li
+          <div
             key={e.path + e.name}
             role="option"
             aria-selected={selected === e.path}
@@ -84,11 +84,11 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
             onClick={(ev) => click(e, ev.timeStamp)}
             onKeyDown={(ev) => {
               const rtl = document.documentElement.dir === 'rtl';
-              const li = ev.currentTarget;
+              const option = ev.currentTarget;
               if (ev.key === 'Enter') {
                 // Enter runs the prompt (spec §2); the arrows walk the folders.
                 ev.preventDefault();
-                li.closest('form')?.requestSubmit();
+                option.closest('form')?.requestSubmit();
               } else if (ev.key === ' ') {
                 ev.preventDefault();
                 toggleChoice(e.path);
@@ -100,7 +100,7 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
                 if (dir !== '/') enter(parentPath(dir));
               } else if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') {
                 ev.preventDefault();
-                const next = ev.key === 'ArrowDown' ? li.nextElementSibling : li.previousElementSibling;
+                const next = ev.key === 'ArrowDown' ? option.nextElementSibling : option.previousElementSibling;
                 if (next instanceof HTMLElement) next.focus();
               }
             }}
@@ -109,9 +109,9 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
             <span>
               <Name name={e.name} />
             </span>
-          </li>
+          </div>
         ))}
-      </ul>
+      </div>
       {can(user, 'create') && (
         <button
           type="button"

@@ -58,7 +58,7 @@ function NewItemPrompt({
     >
       <label className="field">
         <span>{t(kind === 'file' ? 'prompts.newFileMessage' : 'prompts.newDirMessage')}</span>
-        <input className="input" value={name} autoFocus spellCheck={false} onChange={(e) => setName(e.target.value)} />
+        <input className="input" value={name} data-autofocus="" spellCheck={false} onChange={(e) => setName(e.target.value)} />
       </label>
     </PromptFrame>
   );

@@ -1,4 +1,4 @@
-/** The frame of every prompt: a modal dialog form with a title, a body and buttons. */
+/** The frame of every prompt: a modal dialog holding a form with a title, a body and buttons. */
 import { useSetAtom } from 'jotai';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -20,32 +20,30 @@ export function PromptFrame({
   className?: string;
 }) {
   const id = useId();
-  const ref = useRef<HTMLFormElement>(null);
+  const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
-    const form = ref.current;
-    if (!form) return;
-    const first = form.querySelector<HTMLElement>('[autofocus], [data-autofocus]') ?? form.querySelector<HTMLElement>('input, button[type=submit], button');
+    const dialog = ref.current;
+    if (!dialog) return;
+    const first = dialog.querySelector<HTMLElement>('[autofocus], [data-autofocus]') ?? dialog.querySelector<HTMLElement>('input, button[type=submit], button');
     first?.focus();
   }, []);
   return (
-    <form
-      ref={ref}
-      className={`prompt${className ? ` ${className}` : ''}`}
-      role="dialog"
-      aria-modal="true"
-      aria-labelledby={id}
-      noValidate
-      onSubmit={(e) => {
-        e.preventDefault();
-        onSubmit?.();
-      }}
-    >
-      <h2 className="prompt-title" id={id}>
-        {title}
-      </h2>
-      <div className="prompt-body">{children}</div>
-      <div className="prompt-buttons">{buttons}</div>
-    </form>
+    <div ref={ref} className={`prompt${className ? ` ${className}` : ''}`} role="dialog" aria-modal="true" aria-labelledby={id}>
+      <form
+        className="prompt-form"
+        noValidate
+        onSubmit={(e) => {
+          e.preventDefault();
+          onSubmit?.();
+        }}
+      >
+        <h2 className="prompt-title" id={id}>
+          {title}
+        </h2>
+        <div className="prompt-body">{children}</div>
+        <div className="prompt-buttons">{buttons}</div>
+      </form>
+    </div>
   );
 }
 

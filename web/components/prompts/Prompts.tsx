@@ -15,6 +15,8 @@ import { ConfirmPrompt } from './Confirm.tsx';
 import { CurrentPasswordPrompt } from './CurrentPassword.tsx';
 import { SharePrompt } from './Share.tsx';
 import { UploadPrompt } from './Upload.tsx';
+import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
+import { Overlay } from '../ui/Overlay.tsx';
 
 /** The component of one prompt, with the props its variant carries. */
 function PromptView({ prompt: p }: { prompt: PromptSpec }) {
@@ -53,52 +55,28 @@ function PromptView({ prompt: p }: { prompt: PromptSpec }) {
   }
 }
 
-const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]), select, textarea, [tabindex]:not([tabindex="-1"])';
-
 export function Prompts() {
   const prompts = useAtomValue(promptsAtom);
   const close = useSetAtom(closePromptAtom);
   const layer = useRef<HTMLDivElement>(null);
-  const opener = useRef<Element | null>(null);
   const open = prompts.length > 0;
+  useReturnFocus(open);
 
   useEffect(() => {
     if (!open) return;
-    opener.current = document.activeElement;
-    return () => {
-      if (opener.current instanceof HTMLElement && opener.current.isConnected) opener.current.focus();
-    };
-  }, [open]);
-
-  useEffect(() => {
-    if (!open) return;
-    const top = () => layer.current?.querySelector<HTMLFormElement>('.prompt-slot:last-child form.prompt');
+    const top = () => layer.current?.querySelector<HTMLElement>('.prompt-slot:last-child .prompt');
     const onKey = (e: KeyboardEvent) => {
-      const form = top();
-      if (!form) return;
+      const dialog = top();
+      const form = dialog?.querySelector('form');
+      if (!dialog || !form) return;
       if (e.key === 'Escape') {
         e.preventDefault();
         e.stopImmediatePropagation();
         close();
-      } else if (e.key === 'Enter' && !form.contains(document.activeElement)) {
+      } else if (e.key === 'Enter' && !dialog.contains(document.activeElement)) {
         e.preventDefault();
         form.requestSubmit();
-      } else if (e.key === 'Tab') {
-        const items = [...form.querySelectorAll<HTMLElement>(FOCUSABLE)];
-        if (items.length === 0) return;
-        const first = items[0];
-        const last = items[items.length - 1];
-        if (!form.contains(document.activeElement)) {
-          e.preventDefault();
-          first.focus();
-        } else if (e.shiftKey && document.activeElement === first) {
-          e.preventDefault();
-          last.focus();
-        } else if (!e.shiftKey && document.activeElement === last) {
-          e.preventDefault();
-          first.focus();
-        }
-      }
+      } else trapTab(dialog, e);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
@@ -107,7 +85,7 @@ export function Prompts() {
   if (!open) return null;
   return (
     <div className="prompts" ref={layer}>
-      <div className="overlay" onClick={() => close()} />
+      <Overlay onDismiss={() => close()} />
       {prompts.map((p, i) => {
         return (
           <div key={p.id} className="prompt-slot" hidden={i !== prompts.length - 1}>

@@ -54,7 +54,7 @@ export function RenamePrompt({ item }: { item: ResourceItem }) {
     >
       <label className="field">
         <span>{t('prompts.renameMessage', { name: displayName(item.name) })}</span>
-        <input ref={input} className="input" value={text} autoFocus spellCheck={false} onChange={(e) => setText(e.target.value)} />
+        <input ref={input} className="input" value={text} data-autofocus="" spellCheck={false} onChange={(e) => setText(e.target.value)} />
       </label>
       {hasEscapes(item.name) && <p className="field-help">{t('prompts.renameBytes')}</p>}
     </PromptFrame>

@@ -125,7 +125,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
                 step={1}
                 inputMode="numeric"
                 placeholder={t('settings.permanent')}
-                autoFocus
+                data-autofocus=""
                 value={time}
                 aria-invalid={duration === undefined}
                 onChange={(e) => setTime(e.target.value)}

@@ -10,6 +10,8 @@ import { userAtom } from '../../state/auth.ts';
 import { searchOpenAtom } from '../../state/search.ts';
 import { IconButton } from '../ui/Button.tsx';
 import { Icon, type IconName } from '../ui/Icon.tsx';
+import { trapTab, useReturnFocus } from '../ui/modalFocus.ts';
+import { Overlay } from '../ui/Overlay.tsx';
 import { SearchResultItem } from './SearchResultItem.tsx';
 import { useSearch } from './useSearch.ts';
 
@@ -32,8 +34,11 @@ export default function SearchOverlay() {
   const [value, setValue] = useState('');
   const [limit, setLimit] = useState(SEARCH_PAGE);
   const input = useRef<HTMLInputElement>(null);
+  const dialog = useRef<HTMLDivElement>(null);
   const dir = useRef(currentDir()).current;
   const { results, state, run, runSoon, clear } = useSearch(dir);
+
+  useReturnFocus(true);
 
   const close = () => {
     clear();
@@ -56,7 +61,7 @@ export default function SearchOverlay() {
         e.preventDefault();
         e.stopImmediatePropagation();
         close();
-      }
+      } else if (dialog.current) trapTab(dialog.current, e);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
@@ -86,8 +91,8 @@ export default function SearchOverlay() {
 
   const shown = results.slice(0, limit);
   return (
-    <div className="search" role="dialog" aria-modal="true" aria-label={t('search.title')}>
-      <div className="overlay" onClick={close} />
+    <div className="search" ref={dialog} role="dialog" aria-modal="true" aria-label={t('search.title')}>
+      <Overlay onDismiss={close} />
       <div className="search-panel">
         <div className="search-bar">
           <IconButton icon="arrowLeft" label={t('buttons.back')} onClick={close} />
@@ -114,14 +119,14 @@ export default function SearchOverlay() {
           }}
         >
           {results.length === 0 && state !== 'done' && (
-            <div className="search-types" role="group" aria-label={t('search.types')}>
+            <fieldset className="search-types" aria-label={t('search.types')}>
               {TYPES.map((x) => (
                 <button key={x.type} type="button" className="search-type" onClick={() => addType(x.type)}>
                   <Icon name={x.icon} size={28} />
                   <span>{t(x.label)}</span>
                 </button>
               ))}
-            </div>
+            </fieldset>
           )}
           {state === 'done' && results.length === 0 && <p className="search-empty">{t('search.noResults')}</p>}
           {results.length === 0 && state === 'idle' && <p className="search-hint">{t('search.hint')}</p>}

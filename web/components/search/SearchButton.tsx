@@ -12,7 +12,7 @@ export function SearchButton() {
   const narrow = useNarrow();
   if (narrow) return <IconButton icon="search" label={t('search.open')} className="search-open-icon" onClick={() => open(true)} />;
   return (
-    <button type="button" className="search-open" aria-label={t('search.open')} aria-keyshortcuts="Control+F" onClick={() => open(true)}>
+    <button type="button" className="search-open" aria-keyshortcuts="Control+F" onClick={() => open(true)}>
       <Icon name="search" size={18} />
       <span>{t('search.placeholder')}</span>
       <kbd>Ctrl F</kbd>

@@ -24,6 +24,7 @@ export function SettingsTabs() {
   const nav = useRef<HTMLElement>(null);
   // On a narrow screen the tabs scroll sideways: bring the whole current tab into view by scrolling
   // the strip alone (scrollIntoView also moves the page and its scrolling ancestors).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the current tab changes with the location
   useEffect(() => {
     const strip = nav.current;
     const tab = strip?.querySelector('.tab-active');

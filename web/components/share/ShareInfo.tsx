@@ -42,9 +42,9 @@ export function ShareInfo({ res: r, name, subpath, items, pageLink, format, onFo
       ) : (
         <Icon name={iconFor(r)} size={72} className={r.isDir ? 'share-icon share-icon-folder' : 'share-icon'} />
       )}
-      <h1 className="share-name" id="share-name">
+      <h2 className="share-name" id="share-name">
         <Name name={name} />
-      </h1>
+      </h2>
       <dl className="info-list share-meta">
         {!r.isDir && (
           <div className="info-row">

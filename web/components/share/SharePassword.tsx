@@ -20,7 +20,7 @@ export function SharePassword({ error, onSubmit }: { error: string; onSubmit: (p
   return (
     <form className="card share-password" onSubmit={submit}>
       <Icon name="lock" size={40} className="share-icon" />
-      <h1 className="card-title">{t('share.passwordTitle')}</h1>
+      <h2 className="card-title">{t('share.passwordTitle')}</h2>
       <div className="card-body">
         <p>{t('share.passwordMessage')}</p>
         {error && (
@@ -30,6 +30,7 @@ export function SharePassword({ error, onSubmit }: { error: string; onSubmit: (p
         )}
         <label className="field">
           <span>{t('login.password')}</span>
+          {/* biome-ignore lint/a11y/noAutofocus: the page is this one field; a visitor with the keyboard types the password at once */}
           <input className="input" type="password" autoFocus autoComplete="current-password" value={password} onChange={(e) => setPassword(e.target.value)} />
         </label>
       </div>

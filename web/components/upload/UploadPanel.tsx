@@ -24,6 +24,7 @@ export function UploadPanel() {
   const ref = useRef<HTMLElement>(null);
 
   // Notices stack above the panel: publish its height.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: observes the panel while it is on the page: again when it appears or goes
   useEffect(() => {
     const el = ref.current;
     const root = document.documentElement;
