@@ -70,7 +70,7 @@ describe('access tokens on the profile page', () => {
     try {
       const page = await browser.newPage();
       await page.goto(`${open.url}/settings/profile`);
-      await page.getByRole('heading', { name: 'Profile settings' }).waitFor();
+      await page.getByRole('heading', { name: 'Profile settings', level: 1 }).waitFor();
       expect(await page.getByRole('region', { name: 'Access tokens' }).count()).toBe(0);
     } finally {
       await open.stop();

@@ -42,7 +42,7 @@ describe('images on a share page', () => {
     await visitor.goto(`${fm.url}/share/${hash}`);
     await visitor.getByLabel('Password').fill('gallery pass');
     await visitor.getByRole('button', { name: 'Submit' }).click();
-    await visitor.getByRole('heading', { name: 'pics' }).waitFor();
+    await visitor.getByRole('heading', { name: 'pics', level: 2 }).waitFor();
 
     // One thumbnail, for the image only; the text file keeps its icon.
     const thumbs = visitor.locator('.share-item img.share-thumb');
@@ -51,7 +51,7 @@ describe('images on a share page', () => {
     expect(await naturalSize(thumbs)).toEqual([256, 256]);
 
     await visitor.getByRole('link', { name: 'photo.jpg' }).click();
-    await visitor.getByRole('heading', { name: 'photo.jpg' }).waitFor();
+    await visitor.getByRole('heading', { name: 'photo.jpg', level: 2 }).waitFor();
     const image = visitor.getByRole('img', { name: 'photo.jpg' });
     expect(await image.getAttribute('src')).toContain(`/api/public/preview/big/${hash}/photo.jpg`);
     expect(await naturalSize(image)).toEqual([1080, 720]);
