@@ -46,7 +46,7 @@ describe('fm tokens', () => {
     expect(human.stdout).toMatch(/^ID\s+USER\s+NAME\s+ACCESS\s+PATH\s+EXPIRES\s+LAST USED/);
     expect(human.stdout).toMatch(/sync\s+full\s+\/\s+never/);
     const list = JSON.parse((await fmCli('tokens', 'ls', '--user', 'carol', '--json')).stdout) as AccessTokenDto[];
-    expect(list.map((t) => t.name)).toEqual(['photo backup', 'sync']);
+    expect(list.map((t) => t.name).sort()).toEqual(['photo backup', 'sync']);
     expect(JSON.stringify(list)).not.toContain(token.split('_').pop());
     expect(JSON.stringify(list)).not.toMatch(/secretHash|epoch/);
   });
