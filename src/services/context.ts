@@ -5,6 +5,7 @@ import { UsersRepo } from '../storage/repos/users.ts';
 import { SessionsRepo } from '../storage/repos/sessions.ts';
 import { SharesRepo } from '../storage/repos/shares.ts';
 import { AccessTokensRepo } from '../storage/repos/access-tokens.ts';
+import { TotpRepo } from '../storage/repos/totp.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -21,6 +22,7 @@ export interface Repos {
   sessions: SessionsRepo;
   shares: SharesRepo;
   accessTokens: AccessTokensRepo;
+  totp: TotpRepo;
 }
 
 export function createRepos(db: Database): Repos {
@@ -31,5 +33,6 @@ export function createRepos(db: Database): Repos {
     sessions: new SessionsRepo(db),
     shares: new SharesRepo(db),
     accessTokens: new AccessTokensRepo(db),
+    totp: new TotpRepo(db),
   };
 }
