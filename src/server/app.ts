@@ -23,6 +23,7 @@ import { searchRouter } from './routes/search.ts';
 import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { tokensRouter } from './routes/tokens.ts';
+import { totpRouter } from './routes/totp.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
@@ -85,6 +86,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     rawRouter(),
     sharesRouter(),
     tokensRouter(),
+    totpRouter(),
     publicRouter(),
     ...(opts.routers ?? []),
   ];

@@ -150,10 +150,14 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     },
     uploads: createUploads(options, gate, closers, () => services),
     repos,
-    tokens: new TokenService(repos, options.tokenLifetime),
+    tokens: new TokenService(repos, options.tokenLifetime, async (user) => {
+      const settings = await repos.settings.get();
+      // Only the json method asks for codes; under the others there is nothing to enrol for.
+      return totp.state(user, services.auth.method(settings) === 'json' ? settings.totpRequired : 'none');
+    }),
     accessTokens,
     totp,
-    auth: new AuthService(repos, users, options.auth, options.log, exec),
+    auth: new AuthService(repos, users, options.auth, options.log, exec, totp),
     users,
     options,
     log: options.log,

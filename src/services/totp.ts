@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 import { RECOVERY_CODE_COUNT, type TotpConfirmation, type TotpEnrolment, type TotpPolicy, type TwoFactorState, totpPolicyApplies } from '../api/totp.ts';
-import { BadRequestError, ConflictError } from '../errors.ts';
+import { BadRequestError, ConflictError, ForbiddenError, type FmError, OtpRequiredError } from '../errors.ts';
 import { nowSeconds } from '../storage/repos/access-tokens.ts';
 import type { TotpRecord } from '../storage/repos/totp.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
@@ -54,6 +54,14 @@ function newRecoveryCode(): string {
 }
 
 export type OtpCheck = 'ok' | 'wrong' | 'replayed';
+/** A login's second factor: passed (or not asked for), not given, or refused. */
+export type SecondFactor = OtpCheck | 'missing';
+
+/** The error a login answers for a second factor that did not pass. */
+export function secondFactorError(result: Exclude<SecondFactor, 'ok'>): FmError {
+  if (result === 'missing') return new OtpRequiredError();
+  return new ForbiddenError(result === 'replayed' ? 'this two-factor code was already used: wait for the next one' : 'wrong two-factor code', 'otp_invalid');
+}
 
 export class TotpService {
   private key?: Buffer;
@@ -155,6 +163,12 @@ export class TotpService {
       await this.repos.totp.set({ ...record, recoveryHashes: rest });
       return 'ok';
     });
+  }
+
+  /** A login's second factor for a user whose password was right: 'ok' when two-factor login is off. */
+  async secondFactor(userID: number, otp: string | undefined): Promise<SecondFactor> {
+    if (!(await this.enabled(userID))) return 'ok';
+    return otp ? this.verify(userID, otp) : 'missing';
   }
 
   /** How many recovery codes are left. */
