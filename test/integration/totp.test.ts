@@ -4,11 +4,13 @@
  * refused, recovery codes used once, wrong codes throttled like passwords, turning it off, and
  * the policy that leads users to enrol.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { TotpConfirmation, TotpEnrolment, TwoFactorState } from '../../src/api/totp.ts';
 import { jumpClock } from '../helpers/clock.ts';
-import { adminClient, Client, createUser, startFm, type FmServer } from '../helpers/server.ts';
+import { adminClient, Client, createUser, startFm, tempDir, type FmServer } from '../helpers/server.ts';
 
 let fm: FmServer;
 let admin: Client;
@@ -191,6 +193,31 @@ describe('the policy', () => {
     const renewed = await client.fetch('/api/renew', { method: 'POST' });
     expect(claimOf(await renewed.text()).twoFactor).toEqual({ enabled: true, required: false });
     expect((await setPolicy('none')).status).toBe(200);
+  });
+});
+
+describe('where the secret is kept', () => {
+  it('sealed in the database under an owner-only key file in the data folder, which the files API never serves', async () => {
+    // The data folder inside the served root: the key must stay out of reach like the database.
+    const home = tempDir('fm-totp-home-');
+    const server = await startFm({ home, root: home });
+    try {
+      const owner = await adminClient(server);
+      const { secret } = await enrol(owner, 1);
+      const keyFile = path.join(path.dirname(server.dbFile), 'secrets.key');
+      expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+      expect(fs.statSync(keyFile).size).toBe(32);
+      await owner.fetch('/api/renew', { method: 'POST' });
+      const stored = Buffer.concat([server.dbFile, `${server.dbFile}-wal`].filter((f) => fs.existsSync(f)).map((f) => fs.readFileSync(f)));
+      expect(stored.includes(secret)).toBe(false);
+      expect(stored.includes('totp')).toBe(true);
+      const names = ((await owner.json<{ items: { name: string }[] }>('/api/resources/')).items ?? []).map((i) => i.name);
+      expect(names).not.toContain('secrets.key');
+      expect((await owner.fetch('/api/raw/secrets.key')).status).toBe(404);
+    } finally {
+      await server.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 
