@@ -48,7 +48,11 @@ function readKey(file: string): Buffer {
   if (key.length !== KEY_BYTES) throw new SecretKeyError(`${file} is not an fm key (${key.length} bytes, expected ${KEY_BYTES})`);
   const mode = fs.statSync(file).mode & 0o777;
   // Umask-proof, also for a key copied in by hand; a key fm does not own is left as it is.
-  if (mode & 0o077) fs.promises.chmod(file, mode & 0o700).catch(() => {});
+  try {
+    if (mode & 0o077) fs.chmodSync(file, mode & 0o700);
+  } catch {
+    // not ours to change
+  }
   return key;
 }
 

@@ -84,6 +84,14 @@ describe('secret box', () => {
     expect(() => open(Buffer.alloc(32), sealed, '7')).toThrow(/cannot be opened/);
   });
 
+  it('tightens a key file copied in with group or other permissions', () => {
+    const file = path.join(dir, 'secrets.key');
+    fs.writeFileSync(file, Buffer.alloc(32, 7), { mode: 0o644 });
+    fs.chmodSync(file, 0o644);
+    expect(loadOrCreateKey(file).equals(Buffer.alloc(32, 7))).toBe(true);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+  });
+
   it('refuses a key file of the wrong size', () => {
     const file = path.join(dir, 'secrets.key');
     fs.writeFileSync(file, 'short');
