@@ -151,7 +151,8 @@ export class TotpService {
       const record = await this.repos.totp.get(userID);
       if (!record?.confirmed) return 'wrong';
       const code = otp.replace(/\s/g, '');
-      if (/^\d+$/.test(code)) {
+      // Six digits are a code; anything else is tried as a recovery code (which may, rarely, be all digits).
+      if (new RegExp(`^\\d{${TOTP_DIGITS}}$`).test(code)) {
         const result = checkCode(this.totpOf(record), code, record.lastStep, Date.now());
         if (typeof result === 'string') return result;
         await this.repos.totp.set({ ...record, lastStep: result.step });
