@@ -6,7 +6,7 @@
 
 /** The finer codes a 400/403/409 may carry instead of its status's generic one (the UI translates each). */
 export type BadRequestCode = 'bad_request' | 'invalid_input';
-export type ForbiddenCode = 'forbidden' | 'permission_required' | 'denied_by_rule' | 'outside_scope';
+export type ForbiddenCode = 'forbidden' | 'permission_required' | 'denied_by_rule' | 'outside_scope' | 'otp_invalid';
 export type ConflictCode = 'conflict' | 'exists';
 export class FmError extends Error {
   /** HTTP status this error maps to. */
@@ -33,6 +33,12 @@ export class BadRequestError extends FmError {
 export class UnauthorizedError extends FmError {
   constructor(message = 'unauthorized') {
     super(401, 'unauthorized', message);
+  }
+}
+/** 401 for a right password of a user with two-factor login, sent without a code (`X-FM-OTP: required`). */
+export class OtpRequiredError extends FmError {
+  constructor() {
+    super(401, 'otp_required', 'a two-factor code is required', { 'X-FM-OTP': 'required' });
   }
 }
 export class ForbiddenError extends FmError {

@@ -2,6 +2,7 @@
  * The global settings contract shared by the server, the CLI and the web UI: types, constants and
  * pure functions only (no zod, no node builtins). The zod schemas are in src/schemas/settings.ts.
  */
+import type { TotpPolicy } from './totp.ts';
 import type { Permissions, Rule, Sorting, ViewMode } from './user.ts';
 
 /** The file events hooks run around (spec §6), in the order the settings page lists them. */
@@ -63,6 +64,8 @@ export interface Settings {
   defaults: UserDefaults;
   authMethod: AuthMethod;
   auth: AuthConfig;
+  /** Who must use two-factor login (json method): users without it are led to enrol after logging in. */
+  totpRequired: TotpPolicy;
   logoutPage: string;
   rules: Rule[];
   branding: Branding;

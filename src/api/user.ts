@@ -2,6 +2,7 @@
  * The user contract shared by the server, the CLI and the web UI: types and constants only (no
  * zod, no node builtins: the web bundle imports this). The zod schemas are in src/schemas/user.ts.
  */
+import type { TwoFactorState } from './totp.ts';
 
 export const PERMISSION_NAMES = ['admin', 'execute', 'create', 'rename', 'modify', 'delete', 'share', 'download'] as const;
 export type PermissionName = (typeof PERMISSION_NAMES)[number];
@@ -124,4 +125,6 @@ export interface TokenUser {
   dateFormat: boolean;
   aceEditorTheme: string;
   sorting: Sorting;
+  /** fm's own: whether two-factor login is on, and whether the policy leads this user to enrol. */
+  twoFactor?: TwoFactorState;
 }

@@ -4,6 +4,7 @@
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
+import { TOTP_POLICIES, type TotpPolicy } from '../api/totp.ts';
 import { UsageError } from '../errors.ts';
 import { parseSize } from '../api/size.ts';
 import { parseDuration } from '../services/duration.ts';
@@ -72,6 +73,9 @@ export function addSettingsOptions(cmd: Command): Command {
     .option('--user-home-base-path <path>', 'where home folders are created (default /users)')
     .addOption(new Option('--min-password-length <n>', 'shortest password accepted').argParser(intIn(1, 1024)))
     .addOption(new Option('--auth-method <method>', 'how users log in').choices([...AUTH_METHODS]))
+    .addOption(
+      new Option('--totp-required <who>', 'json auth: who must use two-factor login (others are led to enrol after login)').choices([...TOTP_POLICIES]),
+    )
     .option('--auth-header <name>', 'proxy auth: the header that names the user')
     .option('--auth-command <command>', 'hook auth: the program to run (split on spaces, no shell)')
     .option('--recaptcha-host <url>', 'json auth: the reCAPTCHA server')
@@ -116,6 +120,7 @@ export interface SettingsFlagValues extends UserFlagValues {
   userHomeBasePath?: string;
   minPasswordLength?: number;
   authMethod?: AuthMethod;
+  totpRequired?: TotpPolicy;
   authHeader?: string;
   authCommand?: string;
   recaptchaHost?: string;
@@ -166,6 +171,7 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
   assign(next, 'userHomeBasePath', o.userHomeBasePath);
   assign(next, 'minimumPasswordLength', o.minPasswordLength);
   assign(next, 'authMethod', o.authMethod);
+  assign(next, 'totpRequired', o.totpRequired);
   assign(next, 'logoutPage', o.logoutPage);
   assign(next, 'shell', o.shell);
   assign(next, 'enableExec', o.exec);

@@ -55,6 +55,7 @@ const SETTINGS_FIELDS = [
   'userHomeBasePath',
   'defaults',
   'authMethod',
+  'totpRequired',
   'logoutPage',
   'branding',
   'tus',

@@ -7,14 +7,15 @@ const optionalString = z
   .transform((v) => v ?? undefined);
 
 /**
- * `{username, password, recaptcha}`: each a string when given. A body that is not an object
+ * `{username, password, recaptcha, otp}`: each a string when given (otp: a two-factor or recovery code). A body that is not an object
  * carries no credentials (the login then fails as any wrong login does).
  */
 export const LoginBodySchema = z.preprocess(
   (b) => (b && typeof b === 'object' && !Array.isArray(b) ? b : {}),
-  z.object({ username: optionalString, password: optionalString, recaptcha: optionalString }).transform((b) => ({
+  z.object({ username: optionalString, password: optionalString, recaptcha: optionalString, otp: optionalString }).transform((b) => ({
     username: b.username ?? '',
     password: b.password ?? '',
     recaptcha: b.recaptcha,
+    otp: b.otp,
   })),
 );

@@ -1,5 +1,6 @@
 /** Server-side schemas of the settings contract (src/api/settings.ts): zod, for the server, storage and CLI. */
 import { z } from 'zod';
+import { TOTP_POLICIES } from '../api/totp.ts';
 import { AUTH_METHODS, THEMES, type AuthConfig, type Branding, type Settings, type TusSettings, type UserDefaults } from '../api/settings.ts';
 import { VIEW_MODES } from '../api/user.ts';
 import { sameType } from './same-type.ts';
@@ -73,6 +74,7 @@ export const SettingsSchema = z.object({
   defaults: UserDefaultsSchema.default(UserDefaultsSchema.parse({})),
   authMethod: z.enum(AUTH_METHODS).default('json'),
   auth: AuthConfigSchema.default(AuthConfigSchema.parse({})),
+  totpRequired: z.enum(TOTP_POLICIES).default('none'),
   logoutPage: z.string().default('/login'),
   rules: z
     .array(RuleSchema)

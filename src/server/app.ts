@@ -23,6 +23,7 @@ import { searchRouter } from './routes/search.ts';
 import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { tokensRouter } from './routes/tokens.ts';
+import { totpRouter } from './routes/totp.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
@@ -93,6 +94,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     rawRouter(),
     sharesRouter(),
     tokensRouter(),
+    totpRouter(),
     publicRouter(),
     ...(opts.routers ?? []),
   ];

@@ -9,10 +9,12 @@ import type { AuthMethod, Settings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
+import { verifyRecaptcha } from './recaptcha.ts';
 import { cleanScope } from './scope.ts';
 import { SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import type { ExecService } from './exec/index.ts';
+import { type SecondFactor, secondFactorError, type TotpService } from './totp.ts';
 import { addressKey, buildBlockList, isInList } from './addresses.ts';
 
 export interface AuthOptions {
@@ -41,6 +43,8 @@ export interface LoginRequest {
   username: string;
   password: string;
   recaptcha?: string;
+  /** A two-factor code or a recovery code (json method, users with two-factor login on). */
+  otp?: string;
   /** The client's address (behind a trusted proxy, the address it forwarded). */
   ip: string;
   /** The socket's peer (default: `ip`). */
@@ -60,6 +64,7 @@ export class AuthService {
     readonly options: AuthOptions,
     private readonly log: Logger,
     private readonly exec: ExecService,
+    private readonly totp: TotpService,
   ) {
     this.trusted = buildBlockList(options.trustedProxies);
     const limit = options.signupLimit ?? SIGNUP_THROTTLE.lockAfter;
@@ -164,9 +169,12 @@ export class AuthService {
     const keys = AuthService.throttleKeys(req.username, req.ip);
     const delay = this.throttle.check(keys);
     let user: UserRecord | undefined;
+    let second: SecondFactor = 'ok';
     try {
       if (delay) await sleep(delay);
       user = method === 'hook' ? await this.hookLogin(settings, req) : await this.jsonLogin(settings, req);
+      // Asked only after the right password: a wrong one never tells whether two-factor login is on.
+      if (user && method === 'json') second = await this.totp.secondFactor(user.id, req.otp);
     } catch (err) {
       this.throttle.release(keys);
       throw err;
@@ -174,6 +182,12 @@ export class AuthService {
     if (!user) {
       this.throttle.fail(keys);
       throw new ForbiddenError('wrong credentials');
+    }
+    if (second !== 'ok') {
+      // A missing code is no failure, and no success either (that would clear the count of wrong codes).
+      if (second === 'missing') this.throttle.release(keys);
+      else this.throttle.fail(keys);
+      throw secondFactorError(second);
     }
     this.throttle.succeed(keys);
     return user;
@@ -227,20 +241,6 @@ export class AuthService {
 function exactName(raw: string): string | undefined {
   const name = raw.normalize('NFC');
   return cleanUsername(name) === name ? name : undefined;
-}
-
-async function verifyRecaptcha(host: string, secret: string, response: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${host.replace(/\/$/, '')}/recaptcha/api/siteverify`, {
-      method: 'POST',
-      body: new URLSearchParams({ secret, response }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const data = (await res.json()) as { success?: boolean };
-    return data.success === true;
-  } catch {
-    return false;
-  }
 }
 
 /**

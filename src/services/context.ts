@@ -6,6 +6,7 @@ import { SessionsRepo } from '../storage/repos/sessions.ts';
 import { SharesRepo } from '../storage/repos/shares.ts';
 import { AccessTokensRepo } from '../storage/repos/access-tokens.ts';
 import { DeadPropsRepo } from '../storage/repos/dead-props.ts';
+import { TotpRepo } from '../storage/repos/totp.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -24,6 +25,7 @@ export interface Repos {
   accessTokens: AccessTokensRepo;
   /** WebDAV dead properties, per file. */
   deadProps: DeadPropsRepo;
+  totp: TotpRepo;
 }
 
 export function createRepos(db: Database): Repos {
@@ -35,5 +37,6 @@ export function createRepos(db: Database): Repos {
     shares: new SharesRepo(db),
     accessTokens: new AccessTokensRepo(db),
     deadProps: new DeadPropsRepo(db),
+    totp: new TotpRepo(db),
   };
 }

@@ -3,6 +3,7 @@ import type { Database } from '../storage/db.ts';
 import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
 import { AccessTokenService } from './access-tokens.ts';
+import { TotpService } from './totp.ts';
 import { AuthService, type AuthOptions } from './auth.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
@@ -49,6 +50,8 @@ export interface Services {
   tokens: TokenService;
   /** Personal access tokens (scripts, WebDAV clients). */
   accessTokens: AccessTokenService;
+  /** Two-factor login (TOTP): enrolment, codes, recovery codes. */
+  totp: TotpService;
   auth: AuthService;
   users: UserService;
   /** The global settings as admins read and change them over HTTP. */
@@ -101,6 +104,9 @@ export async function shutdownServices(services: Services): Promise<void> {
   }
 }
 
+/** The key that seals two-factor secrets: its own file in the data folder, never in the database. */
+export const secretKeyFile = (options: ServiceOptions) => path.resolve(options.dataDir, 'secrets.key');
+
 export function createServices(db: Database, options: ServiceOptions): Services {
   const repos = createRepos(db);
   const users = new UserService(repos, options.root);
@@ -109,7 +115,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(
     options.root,
-    [cacheDirOf(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)),
+    [cacheDirOf(options), secretKeyFile(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)),
   );
   const events = new FileEvents(options.log);
   const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec }, new Sandbox(options.sandbox));
@@ -125,6 +131,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   const accessTokens = new AccessTokenService(repos);
+  const totp = new TotpService(repos, secretKeyFile(options));
   shares.attach(events);
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
   const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
@@ -142,13 +149,19 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     onUserDeleted: async (user) => {
       await shares.userDeleted(user);
       await accessTokens.userDeleted(user);
+      await totp.disable(user.id);
     },
     uploads: createUploads(options, gate, closers, () => services),
     davLocks: createDavLocks(events, repos.deadProps),
     repos,
-    tokens: new TokenService(repos, options.tokenLifetime),
+    tokens: new TokenService(repos, options.tokenLifetime, async (user) => {
+      const settings = await repos.settings.get();
+      // Only the json method asks for codes; under the others there is nothing to enrol for.
+      return totp.state(user, services.auth.method(settings) === 'json' ? settings.totpRequired : 'none');
+    }),
     accessTokens,
-    auth: new AuthService(repos, users, options.auth, options.log, exec),
+    totp,
+    auth: new AuthService(repos, users, options.auth, options.log, exec, totp),
     users,
     options,
     log: options.log,

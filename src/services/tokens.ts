@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { UnauthorizedError } from '../errors.ts';
+import type { TwoFactorState } from '../api/totp.ts';
 import type { TokenUser } from '../api/user.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
@@ -58,6 +59,8 @@ export class TokenService {
     private readonly repos: Repos,
     /** Token lifetime in seconds. */
     readonly lifetime: number,
+    /** The two-factor state a session's `user` claim carries (the UI leads users the policy asks to enrol). */
+    private readonly twoFactor?: (user: UserRecord) => Promise<TwoFactorState>,
   ) {}
 
   private async signingKey(): Promise<crypto.KeyObject> {
@@ -67,7 +70,8 @@ export class TokenService {
 
   async issue(user: UserRecord): Promise<string> {
     const key = await this.signingKey();
-    const payload = { user: tokenUser(user), sev: user.sessionEpoch, uat: user.updatedAt, jti: crypto.randomBytes(16).toString('base64url') };
+    const claimUser: TokenUser = { ...tokenUser(user), ...(this.twoFactor ? { twoFactor: await this.twoFactor(user) } : {}) };
+    const payload = { user: claimUser, sev: user.sessionEpoch, uat: user.updatedAt, jti: crypto.randomBytes(16).toString('base64url') };
     return jwt.sign(payload, key, { algorithm: 'HS256', expiresIn: this.lifetime, issuer: ISSUER });
   }
 

@@ -10,7 +10,7 @@ import sqlite3 from 'sqlite3';
 import { FmError } from '../errors.ts';
 
 export const SCHEMA_VERSION = 1;
-export const NAMESPACES = ['meta', 'settings', 'users', 'sessions', 'shares', 'tokens', 'davprops'] as const;
+export const NAMESPACES = ['meta', 'settings', 'users', 'sessions', 'shares', 'tokens', 'davprops', 'totp'] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 export interface Database {

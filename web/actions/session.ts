@@ -2,6 +2,7 @@
 import * as authApi from '../api/auth.ts';
 import { ApiError, configureSession, ConnectionError } from '../api/client.ts';
 import { settings } from '../config.ts';
+import type { TokenUser } from '../../src/api/user.ts';
 import { decodeToken, isExpired } from '../lib/jwt.ts';
 import { navigate } from '../lib/navigate.ts';
 import { type Store, useApp } from '../app/context.tsx';
@@ -41,8 +42,11 @@ export function createSession(store: Store) {
     writeCookie('');
   }
 
-  async function login(username: string, password: string, recaptcha = ''): Promise<void> {
-    setToken(await authApi.login(username, password, recaptcha));
+  /** Logs in; answers the signed-in user (the login page reads whether the policy asks them to enrol). */
+  async function login(username: string, password: string, recaptcha = '', otp?: string): Promise<TokenUser> {
+    const token = await authApi.login(username, password, recaptcha, otp);
+    setToken(token);
+    return decodeToken(token).user;
   }
 
   let renewing: Promise<void> | null = null;

@@ -1,9 +1,9 @@
 /** Session calls: login, renew, logout, signup. */
 import { request, requestText } from './client.ts';
 
-/** Returns the JWT. */
-export function login(username: string, password: string, recaptcha = ''): Promise<string> {
-  return requestText('/api/login', { method: 'POST', json: { username, password, recaptcha }, keepSessionOn401: true });
+/** Returns the JWT; `otp` is the two-factor or recovery code, once the server asked for one. */
+export function login(username: string, password: string, recaptcha = '', otp?: string): Promise<string> {
+  return requestText('/api/login', { method: 'POST', json: { username, password, recaptcha, otp }, keepSessionOn401: true });
 }
 
 /** Returns a fresh JWT for the current one. */

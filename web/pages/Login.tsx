@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { signup } from '../api/auth.ts';
-import { statusOf } from '../api/client.ts';
+import { ApiError, statusOf } from '../api/client.ts';
 import { instanceName, settings } from '../config.ts';
 import { useSession } from '../actions/session.ts';
 import { safeRedirect } from '../lib/navigate.ts';
@@ -22,10 +22,14 @@ declare global {
 
 type Mode = 'login' | 'signup';
 
+/** The server asks for a two-factor code (401, `X-FM-OTP: required`, machine code otp_required). */
+const asksForCode = (err: unknown) => err instanceof ApiError && err.status === 401 && err.code === 'otp_required';
+
 /** The translation key for a failed login or signup (429 and connection failures get their own). */
 function failureKey(err: unknown, mode: Mode): string {
   const status = statusOf(err);
   if (mode === 'signup' && status === 409) return 'login.usernameTaken';
+  if (err instanceof ApiError && err.code === 'otp_invalid') return 'login.wrongCode';
   if (status === 429) return 'login.tooManyAttempts';
   if (status === 0) return 'errors.connection';
   return 'login.wrongCredentials';
@@ -39,6 +43,8 @@ export default function LoginPage() {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
+  /** null until the server asks for a two-factor code after the password. */
+  const [otp, setOtp] = useState<string | null>(null);
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
   const captchaRef = useRef<HTMLDivElement>(null);
@@ -70,9 +76,16 @@ export default function LoginPage() {
     setBusy(true);
     try {
       if (mode === 'signup') await signup(username, password);
-      await login(username, password, captcha);
-      navigate(safeRedirect(new URLSearchParams(window.location.search).get('redirect')) ?? '/files/', { replace: true });
+      const user = await login(username, password, captcha, otp?.trim() || undefined);
+      // The policy asks this user for two-factor login: lead them to the profile page to enrol.
+      const next = user.twoFactor?.required ? '/settings/profile' : null;
+      navigate(next ?? safeRedirect(new URLSearchParams(window.location.search).get('redirect')) ?? '/files/', { replace: true });
     } catch (err) {
+      if (asksForCode(err) && otp === null) {
+        setOtp('');
+        setBusy(false);
+        return;
+      }
       setError(failureKey(err, mode));
       if (settings.ReCaptcha) window.grecaptcha?.reset(captchaId.current);
       setBusy(false);
@@ -133,6 +146,24 @@ export default function LoginPage() {
               value={confirm}
               onChange={(e) => setConfirm(e.target.value)}
             />
+          </label>
+        )}
+        {otp !== null && (
+          <label className="field">
+            <span>{t('login.code')}</span>
+            <input
+              className="input"
+              name="otp"
+              autoComplete="one-time-code"
+              inputMode="numeric"
+              autoCapitalize="off"
+              spellCheck={false}
+              autoFocus
+              required
+              value={otp}
+              onChange={(e) => setOtp(e.target.value)}
+            />
+            <small className="field-help">{t('login.codeHint')}</small>
           </label>
         )}
         {settings.ReCaptcha && <div className="login-captcha" ref={captchaRef} />}

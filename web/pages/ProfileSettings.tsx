@@ -1,4 +1,4 @@
-/** /settings/profile: display preferences, language, the password card (spec §2 "Settings"), the WebDAV address and access tokens. */
+/** /settings/profile: display preferences, language, the password card (spec §2 "Settings"), two-factor login, the WebDAV address and access tokens. */
 import { useAtomValue } from 'jotai';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -10,6 +10,7 @@ import { LOCALES, userLocale } from '../i18n/locales.ts';
 import { userAtom } from '../state/auth.ts';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { AccessTokensCard } from '../components/settings/AccessTokensCard.tsx';
+import { TwoFactorCard } from '../components/settings/TwoFactorCard.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 import { WebDavCard } from '../components/settings/WebDavCard.tsx';
@@ -157,6 +158,8 @@ export default function ProfileSettingsPage() {
       <div className="settings-cards">
         <ProfileCard />
         {!user.lockPassword && <PasswordCard />}
+        {/* Only the json method asks for codes at login. */}
+        {settings.AuthMethod === 'json' && <TwoFactorCard />}
         <WebDavCard />
         {/* Without authentication every request is the admin's: a token would add nothing. */}
         {settings.AuthMethod !== 'noauth' && <AccessTokensCard />}

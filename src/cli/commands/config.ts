@@ -178,6 +178,7 @@ function describeSettings(s: Settings): string {
     ['user home base path', s.userHomeBasePath],
     ['min password length', s.minimumPasswordLength],
     ['auth method', s.authMethod],
+    ['two-factor login required', s.totpRequired],
     ['auth header', s.auth.header || '-'],
     ['auth command', s.auth.command || '-'],
     ['recaptcha', rc ? `host ${rc.host}, key ${rc.key || '-'}, secret ${rc.secret ? '(set)' : '-'}` : 'off'],

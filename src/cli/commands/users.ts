@@ -19,6 +19,7 @@ interface UpdateOptions extends UserFlagValues {
   password?: string | true;
   passwordStdin?: boolean;
   force?: boolean;
+  reset2fa?: boolean;
 }
 
 export function usersCommand(): Command {
@@ -112,6 +113,7 @@ Examples:
     .option('-u, --username <name>', 'rename the user')
     .option('-p, --password [password]', 'set a new password (asked on a terminal when no value is given)')
     .option('--password-stdin', 'read the new password from the first line of standard input')
+    .option('--reset-2fa', 'turn two-factor login off (a locked-out user; the password alone signs in, and the policy asks to enrol again)')
     .option('--force', 'accept programs that launch other programs (sh, env, python ...) in --commands');
   addUserTemplateOptions(update);
   addLockPasswordOption(update)
@@ -122,7 +124,8 @@ Examples:
   fm users update alice --admin
   fm users update 3 --no-perm-share --no-perm-delete --scope /projects
   fm users update bob --password              ask for a new password (on a terminal)
-  fm users update bob --commands "git,ls"     only these commands (exec must be enabled)`,
+  fm users update bob --commands "git,ls"     only these commands (exec must be enabled)
+  fm users update bob --reset-2fa             bob lost his phone and his recovery codes`,
     )
     .action(
       action(async (who: string, opts: UpdateOptions, cmd: Command) => {
@@ -141,11 +144,13 @@ Examples:
             changes.password = password;
           }
           const which = Object.keys(changes);
-          if (which.length === 0) throw new UsageError('nothing to update: give at least one option (see fm users update --help)');
-          const updated = await services.users.update(cliActor(), target.id, { what: 'user', which, data: changes }, false, {
-            allowLaunchers: Boolean(opts.force),
-          });
-          output(cmd, presentUserForConsole(updated), () => `updated user "${updated.username}" (id ${updated.id})`);
+          if (which.length === 0 && !opts.reset2fa) throw new UsageError('nothing to update: give at least one option (see fm users update --help)');
+          const updated = which.length
+            ? await services.users.update(cliActor(), target.id, { what: 'user', which, data: changes }, false, { allowLaunchers: Boolean(opts.force) })
+            : target;
+          const reset = opts.reset2fa ? await services.totp.disable(target.id) : false;
+          const note = opts.reset2fa ? (reset ? '; two-factor login turned off' : '; two-factor login was not on') : '';
+          output(cmd, presentUserForConsole(updated), () => `updated user "${updated.username}" (id ${updated.id})${note}`);
         });
       }),
     );

@@ -1,6 +1,7 @@
-/** The general card of /settings/global: signup, home folders, shell, branding, theme, upload chunk size and retries. */
+/** The general card of /settings/global: signup, home folders, the two-factor policy, shell, branding, theme, upload chunk size and retries. */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TotpPolicy } from '../../../src/api/totp.ts';
 import type { Rule } from '../../../src/api/user.ts';
 import * as settingsApi from '../../api/settings.ts';
 import type { SettingsDto } from '../../api/settings.ts';
@@ -43,6 +44,7 @@ export function GeneralCard({ s }: { s: SettingsDto }) {
   const [signup, setSignup] = useState(s.signup);
   const [createUserDir, setCreateUserDir] = useState(s.createUserDir);
   const [home, setHome] = useState(s.userHomeBasePath);
+  const [totpRequired, setTotpRequired] = useState(s.totpRequired);
   const [rules, setRules] = useState<Rule[]>(s.rules);
   const [shell, setShell] = useState(s.shell.join(' '));
   const [branding, setBranding] = useState(s.branding);
@@ -60,6 +62,7 @@ export function GeneralCard({ s }: { s: SettingsDto }) {
       signup,
       createUserDir,
       userHomeBasePath: home,
+      totpRequired,
       rules: completeRules(rules),
       // Split on spaces, empties removed (spec §5).
       ...(s.enableExec ? { shell: shell.split(' ').filter(Boolean) } : {}),
@@ -77,6 +80,17 @@ export function GeneralCard({ s }: { s: SettingsDto }) {
         <span>{t('settings.userHomeBasePath')}</span>
         <input className="input" spellCheck={false} value={home} onChange={(e) => setHome(e.target.value)} />
       </label>
+      {s.authMethod === 'json' && (
+        <label className="field">
+          <span>{t('twoFactor.policy')}</span>
+          <select className="input" name="totpRequired" value={totpRequired} onChange={(e) => setTotpRequired(e.target.value as TotpPolicy)}>
+            <option value="none">{t('twoFactor.policyNone')}</option>
+            <option value="admins">{t('twoFactor.policyAdmins')}</option>
+            <option value="all">{t('twoFactor.policyAll')}</option>
+          </select>
+          <small className="field-help">{t('twoFactor.policyHelp')}</small>
+        </label>
+      )}
       <RulesEditor rules={rules} onChange={setRules} />
       {s.enableExec && (
         <label className="field">
