@@ -134,6 +134,26 @@ describe('login with two-factor login on', () => {
     expect((await login({ username: 'erin', password: erin.password, otp: erin.recoveryCodes[1].toUpperCase() })).status).toBe(200);
   });
 
+  it('WebDAV: the password alone is refused with a Basic challenge that says to use a token; a token signs in', async () => {
+    const basic = (secret: string) => ({ Authorization: `Basic ${Buffer.from(`erin:${secret}`).toString('base64')}`, Depth: '0' });
+    const refused = await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers: basic(erin.password) });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Basic realm="fm"/);
+    expect(await refused.text()).toMatch(/access token/);
+    const client = new Client(fm.url);
+    await loginWithCode(client, 'erin', erin.password, nextCode(erin.secret));
+    const made = await client.json<{ token: string }>('/api/tokens', { method: 'POST', json: { name: 'dav' } });
+    expect((await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers: basic(made.token) })).status).toBe(207);
+  });
+
+  it('WebDAV: a password remembered from before the enrolment stops working at once', async () => {
+    const fay = await createUser(admin, fm, 'fay');
+    const headers = { Authorization: `Basic ${Buffer.from(`fay:${fay.password}`).toString('base64')}`, Depth: '0' };
+    expect((await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers })).status).toBe(207);
+    await enrol(fay.client, fay.id);
+    expect((await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers })).status).toBe(401);
+  });
+
   it('leaves access tokens alone: a token works without a code', async () => {
     const client = new Client(fm.url);
     await loginWithCode(client, 'erin', erin.password, nextCode(erin.secret));

@@ -10,7 +10,7 @@
  * ends it at once).
  */
 import { createHash } from 'node:crypto';
-import { ForbiddenError, UnauthorizedError } from '../../errors.ts';
+import { ForbiddenError, OtpRequiredError, UnauthorizedError } from '../../errors.ts';
 import { AuthService } from '../../services/auth.ts';
 import { peerAddress } from '../client-address.ts';
 import { requestSettings, signInWithAccessToken } from '../middleware/auth.ts';
@@ -82,7 +82,8 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
   const hit = remembered.get(key);
   if (hit && hit.until > Date.now()) {
     const user = await s.repos.users.get(hit.userId);
-    if (user && user.password === hit.passwordHash && user.sessionEpoch === hit.epoch) {
+    // Two-factor login turned on since: the password alone is no longer enough (use a token).
+    if (user && user.password === hit.passwordHash && user.sessionEpoch === hit.epoch && !(await s.totp.enabled(user.id))) {
       // A locked-out user and address stay locked out, remembered or not (429), as at the login.
       const keys = AuthService.throttleKeys(creds.username, ctx.ip);
       s.auth.throttle.check(keys);
@@ -99,6 +100,8 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
     ctx.state.user = user;
   } catch (err) {
     if (err instanceof ForbiddenError) throw challenge(err.message);
+    // A client cannot ask for a code: a user with two-factor login gives an access token instead.
+    if (err instanceof OtpRequiredError) throw challenge('two-factor login is on for this user: use a personal access token as the WebDAV password');
     throw err;
   }
 }
