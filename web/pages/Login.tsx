@@ -158,6 +158,7 @@ export default function LoginPage() {
               inputMode="numeric"
               autoCapitalize="off"
               spellCheck={false}
+              // biome-ignore lint/a11y/noAutofocus: the field appears in answer to the user's password; the code is what they type next
               autoFocus
               required
               value={otp}

@@ -65,6 +65,7 @@ function Enrolment({ enrolment, onConfirmed }: { enrolment: TotpEnrolment; onCon
           autoComplete="one-time-code"
           inputMode="numeric"
           required
+          // biome-ignore lint/a11y/noAutofocus: the field appears because the user asked to enrol; the code from the app goes there next
           autoFocus
           value={code}
           onChange={(e) => setCode(e.target.value)}
