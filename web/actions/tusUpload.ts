@@ -113,8 +113,17 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
         }, reject);
       },
     });
-    // tus-js-client's abort() settles nothing: a cancel ends the transfer here.
-    o.signal.addEventListener('abort', () => reject(new DOMException('The upload was cancelled', 'AbortError')), { once: true });
+    // tus-js-client's abort() settles nothing: a cancel ends the transfer here, and terminates the
+    // upload on the server itself (the manager only stops tus-js-client, whose abort(true) would
+    // skip the DELETE while its first HEAD is still on the way).
+    o.signal.addEventListener(
+      'abort',
+      () => {
+        terminate();
+        reject(new DOMException('The upload was cancelled', 'AbortError'));
+      },
+      { once: true },
+    );
     o.started(upload);
     if (!o.paused()) upload.start();
   });

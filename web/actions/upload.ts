@@ -218,8 +218,9 @@ export class UploadManager {
     this.session++;
     this.retryable = [];
     for (const j of this.active) {
+      // The signal makes sendFile terminate the upload on the server; tus-js-client only stops.
       j.controller?.abort();
-      void j.tus?.abort(true).catch(() => undefined);
+      void j.tus?.abort(false).catch(() => undefined);
       clearInterval(j.sampler);
     }
     this.reset();
@@ -241,7 +242,7 @@ export class UploadManager {
     if (!job || job.cancelled) return;
     job.cancelled = true;
     job.controller?.abort();
-    void job.tus?.abort(true).catch(() => undefined);
+    void job.tus?.abort(false).catch(() => undefined);
   }
 
   private onProgress(job: Job, sent: number): void {
