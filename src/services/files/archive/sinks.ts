@@ -1,11 +1,11 @@
 /**
  * Where the feeder's entries go, in order: the zip writer (small entries deflated ahead of their
- * turn, several at once on the thread pool) or archiver's tar engine (bytes as they are).
+ * turn, in batches in worker threads) or archiver's tar engine (bytes as they are).
  */
 import type { Stats } from '../disk/types.ts';
-import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import type { Archiver } from 'archiver';
+import { createDeflateBatcher } from './deflate-workers.ts';
 import { packEntry, type PackedEntry, ZipWriter } from './zip-writer.ts';
 
 /** What an archive records of an entry. `name` ends with '/' for a folder. */
@@ -28,31 +28,12 @@ export interface ArchiveSink<P = unknown> {
   finish(): Promise<void>;
 }
 
-/** Runs at most `n` tasks at once, in the order they were asked for. */
-function limiter(n: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: Array<() => void> = [];
-  return async (task) => {
-    if (running >= n) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
-}
-
-/**
- * A zip sink writing into `out`. Deflates run on the thread pool, as many at once as there are
- * cores (each holds about 300 KiB of zlib state while it waits, so they are not all started).
- */
+/** A zip sink writing into `out`; small entries are deflated in batches in worker threads. */
 export function zipSink(out: Writable): ArchiveSink<PackedEntry> {
   const writer = new ZipWriter(out);
-  const limit = limiter(Math.max(2, os.availableParallelism()));
+  const batcher = createDeflateBatcher();
   return {
-    prepare: (source, entry) => (entry.store || source.length === 0 ? packEntry(source, true) : limit(() => packEntry(source, false))),
+    prepare: (source, entry) => (entry.store || source.length === 0 ? packEntry(source, true) : batcher.pack(source)),
     addBytes: (entry, packed) => writer.addPacked(entry, packed),
     addStream: (entry, source, size) => writer.addStream(entry, source, size, entry.store === true),
     finish: () => writer.finish(),
