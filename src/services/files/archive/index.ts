@@ -39,7 +39,8 @@ export async function createArchiveStream(
   // The response gets a PassThrough: when the client leaves, the feeder stops and the
   // compressor is killed, and whatever was writing into the abandoned stages is garbage.
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const joined = coalescer();
+  // Small writes are joined before a program's pipe or the socket; parallel gzip cuts its own blocks.
+  const joined = algo === 'targz' ? new PassThrough({ highWaterMark: 1 << 20 }) : coalescer();
   const fail = (err: Error) => {
     if (out.destroyed) return;
     onError(err);
