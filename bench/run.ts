@@ -21,7 +21,7 @@ import { benchSoak } from './soak.ts';
 import { benchArchives, benchRequests } from './throughput.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
-import { freshDownloadRow, runFreshDownloadBench } from './transfers.ts';
+import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -127,8 +127,9 @@ await section('upload', async () => {
       baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
       ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.8)`,
       score: { value: r.ratio, target: 0.8, better: 'higher' },
-      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB`,
+      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB`,
     },
+    parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 3, log)),
   ];
 });
 
