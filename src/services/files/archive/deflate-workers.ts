@@ -21,6 +21,13 @@ const { parentPort } = require('node:worker_threads');
 const zlib = require('node:zlib');
 parentPort.on('message', (job) => {
   try {
+    if (job.gzip) {
+      const member = zlib.gzipSync(job.data, { level: job.level });
+      // Its own ArrayBuffer, so that it can be transferred.
+      const data = member.byteOffset === 0 && member.byteLength === member.buffer.byteLength ? member : new Uint8Array(member);
+      parentPort.postMessage({ id: job.id, result: { data } }, [data.buffer]);
+      return;
+    }
     const input = Buffer.from(job.data.buffer, job.data.byteOffset, job.data.byteLength);
     const n = job.lens.length;
     const crc = new Uint32Array(n);
@@ -69,6 +76,14 @@ class DeflateWorker {
   broken = false;
 
   run(data: Uint8Array, lens: number[]): Promise<BatchResult> {
+    return this.post({ data, lens, level: LEVEL }, data);
+  }
+
+  gzip(data: Uint8Array, level: number): Promise<{ data: Uint8Array }> {
+    return this.post({ gzip: true, data, level }, data) as unknown as Promise<{ data: Uint8Array }>;
+  }
+
+  private post(job: Record<string, unknown>, data: Uint8Array): Promise<BatchResult> {
     if (!this.worker) {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.unref();
@@ -86,7 +101,7 @@ class DeflateWorker {
     const worker = this.worker;
     return new Promise<BatchResult>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, data, lens, level: LEVEL }, [data.buffer as ArrayBuffer]);
+      worker.postMessage({ ...job, id }, [data.buffer as ArrayBuffer]);
     });
   }
 
@@ -159,4 +174,20 @@ export function createDeflateBatcher(): { pack(source: Buffer): Promise<PackedEn
       });
     },
   };
+}
+
+/**
+ * gzips a block (its own ArrayBuffer, which is transferred) in a worker thread, so that CPU
+ * work never fills libuv's thread pool, which file reads wait on. Undefined when no worker is
+ * usable (one core, or they failed).
+ */
+export function gzipInWorker(block: Uint8Array, level: number): Promise<Buffer> | undefined {
+  const usable = os.availableParallelism() > 1 ? workers.filter((w) => !w.broken) : [];
+  if (!usable.length) return undefined;
+  return usable[nextWorker++ % usable.length].gzip(block, level).then((r) => Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
+}
+
+/** How many blocks the workers can compress at once. */
+export function workerCount(): number {
+  return workers.length;
 }

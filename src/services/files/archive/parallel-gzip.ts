@@ -1,14 +1,15 @@
 /**
  * gzip in parallel blocks, as pigz does: the input is cut into blocks, each compressed as its
- * own gzip member on the thread pool, several at once, and the members are written in order.
+ * own gzip member in the deflate worker threads (deflate-workers.ts), several at once, and the
+ * members are written in order.
  * Concatenated members are one valid gzip stream (RFC 1952 §2.2): gzip, tar and browsers'
  * download managers read them as one file. Each block starts with an empty dictionary, which
  * costs well under 1 % of the size at 1 MiB blocks.
  */
-import os from 'node:os';
 import { Transform } from 'node:stream';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { gzipInWorker, workerCount } from './deflate-workers.ts';
 
 const gzip = promisify(zlib.gzip);
 
@@ -16,7 +17,7 @@ export interface ParallelGzipOptions {
   level?: number;
   /** Bytes of input per gzip member (default 1 MiB). */
   blockSize?: number;
-  /** Members being compressed at once (default twice the cores, so that the pool never waits on the main thread). */
+  /** Members being compressed or waiting for a worker at once (default twice the workers, so that none waits on the main thread). */
   parallel?: number;
 }
 
@@ -24,16 +25,31 @@ export interface ParallelGzipOptions {
 export function createParallelGzip(opts: ParallelGzipOptions = {}): Transform {
   const level = opts.level ?? 6;
   const blockSize = opts.blockSize ?? 1 << 20;
-  const parallel = opts.parallel ?? 2 * Math.max(1, os.availableParallelism());
-  let parts: Buffer[] = [];
+  const parallel = opts.parallel ?? 2 * workerCount();
+  const parts: Buffer[] = [];
   let length = 0;
   let started = 0;
   const inflight: Array<Promise<Buffer>> = [];
 
-  const startBlock = (block: Buffer) => {
-    // One output buffer for the whole member: with zlib's default 16 KiB, each block would make
-    // dozens of round trips between the pool and the main thread.
-    const member = gzip(block, { level, chunkSize: block.length + (block.length >> 8) + 1024 });
+  /** The first `n` bytes waiting, copied into a block of its own (transferable to a worker). */
+  const take = (n: number): Uint8Array => {
+    const block = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const part = parts[0];
+      const want = Math.min(part.length, n - at);
+      block.set(want === part.length ? part : part.subarray(0, want), at);
+      at += want;
+      if (want === part.length) parts.shift();
+      else parts[0] = part.subarray(want);
+    }
+    length -= n;
+    return block;
+  };
+  const startBlock = (block: Uint8Array) => {
+    // In the worker threads; on the thread pool only without them. One output buffer for the
+    // whole member: with zlib's default 16 KiB, each block makes dozens of pool round trips.
+    const member = gzipInWorker(block, level) ?? gzip(block, { level, chunkSize: block.length + (block.length >> 8) + 1024 });
     member.catch(() => {}); // awaited in order below; a failure must not go unhandled meanwhile
     inflight.push(member);
     started++;
@@ -47,19 +63,12 @@ export function createParallelGzip(opts: ParallelGzipOptions = {}): Transform {
     transform(chunk: Buffer, _enc, done) {
       parts.push(chunk);
       length += chunk.length;
-      if (length >= blockSize) {
-        const all = Buffer.concat(parts, length);
-        let at = 0;
-        for (; all.length - at >= blockSize; at += blockSize) startBlock(all.subarray(at, at + blockSize));
-        parts = at < all.length ? [all.subarray(at)] : [];
-        length = all.length - at;
-      }
+      while (length >= blockSize) startBlock(take(blockSize));
       settle(this, parallel - 1).then(() => done(), done);
     },
     flush(done) {
       // Empty input still makes one (empty) member: the output is always a gzip file.
-      if (length > 0 || started === 0) startBlock(Buffer.concat(parts, length));
-      parts = [];
+      if (length > 0 || started === 0) startBlock(take(length));
       settle(this, 0).then(() => done(), done);
     },
   });
