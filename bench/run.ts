@@ -24,6 +24,7 @@ import { benchFirstPage } from './first-page.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
+import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -111,12 +112,13 @@ await section('download', async () => {
   const r = await runFilesBench({ entries: 10, downloadBytes: bytes, runs: 5, log: () => {} });
   return [
     {
-      workload: `download ${fmt(bytes / 1024 ** 3, 2)} GiB (GET /api/raw)`,
+      workload: `download ${fmt(bytes / 1024 ** 3, 2)} GiB (GET /api/raw), warm server`,
       fm: `${fmt(median(r.fmMBps), 0)} MB/s`,
       baseline: `nginx ${fmt(median(r.nginxMBps), 0)} MB/s; bare Node ${fmt(median(r.nodeMBps), 0)} MB/s`,
       ratio: `${fmt(r.downloadRatio, 2)}× nginx (target ≥ 0.9)`,
       score: { value: r.downloadRatio, target: 0.9, better: 'higher' },
     },
+    freshDownloadRow(bytes, await runFreshDownloadBench(dataDir, bytes, 5, log)),
   ];
 });
 
@@ -130,8 +132,9 @@ await section('upload', async () => {
       baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
       ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.8)`,
       score: { value: r.ratio, target: 0.8, better: 'higher' },
-      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB`,
+      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB`,
     },
+    parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 3, log)),
   ];
 });
 

@@ -55,7 +55,7 @@ export interface UploadBenchResult {
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
 /** The baseline: stream the bytes into a file (honouring backpressure), then fsync. */
-async function writeToDisk(file: string, buf: Buffer, size: number): Promise<number> {
+export async function writeToDisk(file: string, buf: Buffer, size: number): Promise<number> {
   const started = performance.now();
   const fh = await fsp.open(file, 'w');
   for (let done = 0; done < size; done += buf.length) {
@@ -87,7 +87,7 @@ function request(
 }
 
 /** One tus upload from creation to the last 204 (which includes the move into place). */
-async function uploadThroughTus(url: string, token: string, name: string, buf: Buffer, size: number): Promise<number> {
+export async function uploadThroughTus(url: string, token: string, name: string, buf: Buffer, size: number): Promise<number> {
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const auth = { 'X-Auth': token, 'Tus-Resumable': '1.0.0' };

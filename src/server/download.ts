@@ -15,6 +15,7 @@ import { openForRead } from '../services/files/io.ts';
 import { etagOf } from '../services/files/operations.ts';
 import { baseName } from '../services/files/paths.ts';
 import { nameBytes } from '../services/files/disk/names.ts';
+import { FileBody } from './file-body.ts';
 import type { FmContext } from './types.ts';
 
 /**
@@ -66,7 +67,7 @@ export async function sendUserFileInline(ctx: FmContext, target: Target): Promis
   ctx.type = mime.contentType(name) || 'application/octet-stream';
   ctx.length = st.size;
   ctx.set('Content-Disposition', contentDisposition('inline', name));
-  ctx.body = fh.createReadStream();
+  ctx.body = new FileBody(fh, 0, st.size - 1);
 }
 
 /** Serves a raw download: a file (Range, conditional requests) or an archive. */
@@ -131,8 +132,8 @@ async function serveFile(ctx: FmContext, target: Target, name: string, inline: b
       ctx.body = '';
       return;
     }
-    // Koa destroys the stream (closing the file) when the response ends or the client leaves.
-    ctx.body = fh.createReadStream({ start, end, highWaterMark: 1 << 20 });
+    // Koa destroys the body (closing the file) when the response ends or the client leaves.
+    ctx.body = new FileBody(fh, start, end);
     handedOver = true;
     ctx.length = end - start + 1;
   } finally {

@@ -9,8 +9,13 @@ import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { FmError, PayloadTooLargeError } from '../../errors.ts';
 
-/** Start an fdatasync every this many bytes while the chunk still arrives. */
-const FLUSH_EVERY = 4 * 1024 * 1024;
+/**
+ * Start an fdatasync every this many bytes while the chunk still arrives. Only very large PATCH
+ * bodies reach it: at the default 10 MiB chunks one fsync per chunk was faster (and used half
+ * the CPU) than a background flush every 4 MiB (docs/decisions.md, "Performance: transfers and
+ * archives"); for a whole file in one PATCH it bounds what the last fsync has left to write.
+ */
+const FLUSH_EVERY = 64 * 1024 * 1024;
 /** Stop reading the request while this much is waiting to be written. */
 const MAX_QUEUED = 4 * 1024 * 1024;
 
@@ -47,8 +52,7 @@ export async function appendChunk(part: string, offset: number, remaining: numbe
 
 /**
  * Copies the body into the file at increasing positions. Every FLUSH_EVERY bytes an fdatasync
- * starts in the background, back to back, so the disk works while the network does and the
- * final fsync has little left. A failed background flush fails the chunk (Linux reports a
+ * starts in the background, so that the final fsync of a very large chunk has little left. A failed background flush fails the chunk (Linux reports a
  * writeback error to each open file once, so the final fsync might not see it again).
  */
 function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readable): Promise<number> {

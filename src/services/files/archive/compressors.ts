@@ -1,5 +1,5 @@
 /**
- * The compressing stage of tar.* archives. gzip and brotli come with Node; bzip2, xz, zstd and
+ * The compressing stage of tar.* archives. gzip (in parallel blocks, parallel-gzip.ts) and brotli come with Node; bzip2, xz, zstd and
  * lz4 run as programs (argv only, no shell) when they are installed. The rare formats' native
  * addons (lzma-native for xz, lz4-napi for lz4, snappystream for tar.sz) are optional
  * dependencies, loaded on first use; without one, the request is a 501 naming the package.
@@ -12,6 +12,7 @@ import zlib from 'node:zlib';
 import { ARCHIVE_FORMATS, type ArchiveAlgo } from '../../../api/files.ts';
 import { UnsupportedError } from '../../../errors.ts';
 import { isExecutable } from '../disk/lookup.ts';
+import { createParallelGzip } from './parallel-gzip.ts';
 
 /** The optional packages, each serving one rare format. */
 export type OptionalPackage = 'lzma-native' | 'lz4-napi' | 'snappystream';
@@ -52,7 +53,7 @@ const PACKAGES: Partial<Record<ArchiveAlgo, OptionalPackage>> = { tarxz: 'lzma-n
 
 /** The compressing stage of a tar.* archive; throws UnsupportedError (501) when nothing on this machine can write the format. */
 export function createCompressor(algo: ArchiveAlgo, deps: CompressorDeps = systemDeps): Duplex {
-  if (algo === 'targz') return zlib.createGzip({ level: 6, chunkSize: 64 * 1024 });
+  if (algo === 'targz') return createParallelGzip({ level: 6 });
   if (algo === 'tarbr') return zlib.createBrotliCompress({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } });
   const program = PROGRAMS[algo];
   if (program && deps.hasProgram(program[0])) return programStream(program[0], program[1]);

@@ -4,7 +4,6 @@
  * Entries that cannot be archived are listed in a last text entry, LEFT_OUT_NAME.
  */
 import type { Readable } from 'node:stream';
-import type { Archiver, ZipEntryData } from 'archiver';
 import type { Access, Gate, Target } from '../gate.ts';
 import { openRealForRead } from '../io.ts';
 import { readSmallFilesInWorker } from '../disk/listing-worker.ts';
@@ -12,6 +11,7 @@ import { displayName, osPath } from '../disk/names.ts';
 import { SMALL_NOT_READ, SMALL_READ, type SmallReadResult } from '../disk/small-files.ts';
 import { lstat } from '../disk/lookup.ts';
 import type { FileHandle } from '../disk/types.ts';
+import type { ArchiveSink, EntryData } from './sinks.ts';
 
 /** Already-compressed formats are stored in zips rather than deflated again. */
 const STORED = /\.(zip|gz|tgz|bz2|xz|zst|lz4|7z|rar|jpe?g|png|gif|webp|avif|heic|mp4|m4v|mkv|webm|mov|mp3|m4a|ogg|opus|flac|docx|xlsx|pptx|odt|epub)$/i;
@@ -45,8 +45,8 @@ const BATCH_BYTES = 4 << 20;
 /** What the walk yields: an entry to prepare, in archive order ('other': a FIFO, socket or device). */
 type Item = { kind: 'folder' | 'file' | 'link' | 'other'; abs: string; name: string };
 
-/** An entry ready to append: its bytes (small files, folders) or an open handle to stream. */
-type Prepared = { data: ZipEntryData; source: Buffer } | { data: ZipEntryData; fh: FileHandle; size: number };
+/** An entry ready to append: its bytes as the sink prepared them (small files, folders) or an open handle to stream. */
+type Prepared = { data: EntryData; packed: Promise<unknown> } | { data: EntryData; fh: FileHandle; size: number };
 
 const UNREADABLE = 'could not be read (it vanished, is unreadable or was replaced meanwhile)';
 
@@ -70,7 +70,7 @@ export class Feeder {
   constructor(
     private readonly gate: Gate,
     private readonly access: Access,
-    private readonly archive: Archiver,
+    private readonly sink: ArchiveSink,
     private readonly base: string,
     private readonly onLeftOut: (lines: string[]) => void,
   ) {}
@@ -99,7 +99,7 @@ export class Feeder {
   /** Closes the handles of entries prepared but never appended. */
   private release(): void {
     for (const p of this.ahead.splice(0)) {
-      void p.then((prep) => (prep && 'fh' in prep ? prep.fh.close() : undefined)).catch(() => {});
+      void p.then((prep) => (prep && 'fh' in prep ? prep.fh.close() : prep?.packed)).catch(() => {});
     }
   }
 
@@ -158,7 +158,7 @@ export class Feeder {
     if (this.stopped) return;
     if (this.leftOut.length) await this.appendLeftOut();
     this.finished = true;
-    await this.archive.finalize();
+    await this.sink.finish();
   }
 
   /** The last entry: which entries are missing and why (the download's status is long sent). */
@@ -168,14 +168,16 @@ export class Feeder {
     let name = LEFT_OUT_NAME;
     for (let n = 2; this.topNames.has(name); n++) name = LEFT_OUT_NAME.replace('.txt', `-${n}.txt`);
     const text = `fm could not put these entries into the archive:\n${lines.join('\n')}\n`;
-    await this.append(Buffer.from(text), { name, date: new Date(), mode: 0o644 });
+    const data = { name, date: new Date(), mode: 0o644 };
+    await this.append(data, { packed: this.pack(Buffer.from(text), data) });
   }
 
   /** Entry i of a worker's batch (undefined: left out). */
   private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
     if (r.status[i] !== SMALL_READ) return this.leave(name, UNREADABLE);
     const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
-    return { data: { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) }, source };
+    const data = { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) };
+    return { data, packed: this.pack(source, data) };
   }
 
   private async *items(targets: Target[]): AsyncGenerator<Item> {
@@ -201,7 +203,8 @@ export class Feeder {
   private async prepareFolder(item: Item): Promise<Prepared | undefined> {
     const st = await lstat(item.abs).catch(() => undefined);
     if (!st?.isDirectory()) return this.leave(item.name, 'vanished or was replaced meanwhile');
-    return { data: { name: `${item.name}/`, type: 'directory', date: st.mtime, mode: st.mode & 0o777 }, source: Buffer.alloc(0) };
+    const data = { name: `${item.name}/`, folder: true, date: st.mtime, mode: st.mode & 0o777 };
+    return { data, packed: this.pack(Buffer.alloc(0), data) };
   }
 
   /**
@@ -231,7 +234,7 @@ export class Feeder {
         await fh.close().catch(() => {});
         return this.leave(name, 'not a regular file');
       }
-      const data: ZipEntryData = { name, date: st.mtime, mode: st.mode & 0o777, stats: st, store: STORED.test(name) };
+      const data: EntryData = { name, date: st.mtime, mode: st.mode & 0o777, store: STORED.test(name) };
       if (st.size > READ_AHEAD_MAX_SIZE) return { data, fh, size: st.size };
       // At most the size seen by fstat, even if the file grows meanwhile.
       const buf = Buffer.allocUnsafe(st.size);
@@ -242,37 +245,46 @@ export class Feeder {
         filled += bytesRead;
       }
       await fh.close();
-      return { data, source: filled === st.size ? buf : buf.subarray(0, filled) };
+      return { data, packed: this.pack(filled === st.size ? buf : buf.subarray(0, filled), data) };
     } catch {
       await fh.close().catch(() => {});
       return this.leave(name, UNREADABLE);
     }
   }
 
-  private appendPrepared(prep: Prepared): Promise<void> {
-    this.topNames.add(prep.data.name.split('/')[0]);
-    if ('source' in prep) return this.append(prep.source, prep.data);
-    // Exactly the size announced in the tar header, even if the file grows meanwhile.
-    const stream = prep.fh.createReadStream({ start: 0, end: prep.size - 1, highWaterMark: 1 << 20 });
-    return this.append(stream, prep.data);
+  /** Starts the sink's work on an entry's bytes (zip: deflating) ahead of its turn. */
+  private pack(source: Buffer, data: EntryData): Promise<unknown> {
+    const packed = this.sink.prepare(source, data);
+    packed.catch(() => {}); // awaited in its turn; until then a failure must not be unhandled
+    return packed;
   }
 
-  private append(source: Readable | Buffer, data: ZipEntryData): Promise<void> {
+  private appendPrepared(prep: Prepared): Promise<void> {
+    this.topNames.add(prep.data.name.split('/')[0]);
+    if ('packed' in prep) return this.append(prep.data, prep);
+    // Exactly the size announced in the tar header, even if the file grows meanwhile.
+    const stream = prep.fh.createReadStream({ start: 0, end: prep.size - 1, highWaterMark: 1 << 20 });
+    return this.append(prep.data, { stream, size: prep.size });
+  }
+
+  /** Hands one entry to the sink; `stop` and `fail` cut it short. */
+  private append(data: EntryData, source: { packed: Promise<unknown> } | { stream: Readable; size: number }): Promise<void> {
     if (this.stopped) return Promise.reject(new Error('archive stopped'));
     return new Promise<void>((resolve, reject) => {
+      let settled = false;
       const done = (err?: Error) => {
-        this.archive.off('entry', onEntry);
+        if (settled) return;
+        settled = true;
         this.current = undefined;
         if (err) reject(err);
         else resolve();
       };
-      const onEntry = () => done();
-      const stream = Buffer.isBuffer(source) ? undefined : source;
       // archiver does not forward source errors: a read error must fail the archive here.
+      const stream = 'stream' in source ? source.stream : undefined;
       stream?.once('error', (err) => done(err));
       this.current = { stream, reject: (err) => done(err) };
-      this.archive.on('entry', onEntry);
-      this.archive.append(source, data);
+      const added = 'stream' in source ? this.sink.addStream(data, source.stream, source.size) : source.packed.then((p) => this.sink.addBytes(data, p));
+      added.then(() => done(), done);
     });
   }
 }

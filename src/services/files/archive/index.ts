@@ -1,20 +1,22 @@
 /**
- * Archive streams for raw folder downloads: zip, or tar piped through a compressor
- * (compressors.ts). Entries are fed one at a time (feeder.ts: one open file, output
- * backpressure respected), so memory stays flat whatever the size of the tree. Entry names are
+ * Archive streams for raw folder downloads: zip (zip-writer.ts), or tar (archiver) piped through
+ * a compressor (compressors.ts). Entries are fed in order (feeder.ts: small files read and, for
+ * zip, deflated a bounded window ahead; one large file open at a time; output backpressure
+ * respected), so memory stays flat whatever the size of the tree. Entry names are
  * relative, '/'-separated, free of backslashes, and never absolute or climbing; names that are
  * not UTF-8 keep their exact bytes (names.ts). Entries the gate hides are left out and links are
  * never followed out of the scope. Nothing else is dropped silently: an entry that cannot be
  * archived (vanished, unreadable, a link to a folder) is named in a last text entry, LEFT_OUT_NAME.
  */
 import { PassThrough, type Readable } from 'node:stream';
-import { TarArchive, ZipArchive, type Archiver } from 'archiver';
+import { TarArchive } from 'archiver';
 import type { ArchiveAlgo } from '../../../api/files.ts';
 import type { Access, Gate, Target } from '../gate.ts';
 import { coalescer } from './coalescer.ts';
 import { createCompressor } from './compressors.ts';
 import { Feeder } from './feeder.ts';
 import { keepByteNames } from './names.ts';
+import { archiverSink, zipSink } from './sinks.ts';
 
 export { entryName, LEFT_OUT_NAME } from './feeder.ts';
 
@@ -34,24 +36,32 @@ export async function createArchiveStream(
   onLeftOut: (lines: string[]) => void = () => {},
 ): Promise<Readable> {
   const compressor = algo === 'zip' || algo === 'tar' ? undefined : createCompressor(algo);
-  const archive: Archiver = algo === 'zip' ? new ZipArchive({ zlib: { level: 6 } }) : new TarArchive();
-  keepByteNames(archive, algo === 'zip' ? 'zip' : 'tar');
-  // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream emit
-  // an error nobody can listen to. The response gets a PassThrough instead; when the client
-  // leaves, the compressor is killed and the abandoned archiver is simply garbage.
+  // The response gets a PassThrough: when the client leaves, the feeder stops and the
+  // compressor is killed, and whatever was writing into the abandoned stages is garbage.
   const out = new PassThrough({ highWaterMark: 1 << 20 });
-  const feeder = new Feeder(gate, access, archive, base, onLeftOut);
+  // Small writes are joined before a program's pipe or the socket; parallel gzip cuts its own blocks.
+  const joined = algo === 'targz' ? new PassThrough({ highWaterMark: 1 << 20 }) : coalescer();
   const fail = (err: Error) => {
     if (out.destroyed) return;
     onError(err);
     out.destroy(err);
   };
-  archive.on('warning', () => {});
-  archive.on('error', (err) => {
-    feeder.fail(err);
-    fail(err);
-  });
-  const joined = archive.pipe(coalescer());
+  let feeder: Feeder;
+  if (algo === 'zip') {
+    feeder = new Feeder(gate, access, zipSink(joined), base, onLeftOut);
+  } else {
+    // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream
+    // emit an error nobody can listen to.
+    const archive = new TarArchive();
+    keepByteNames(archive);
+    feeder = new Feeder(gate, access, archiverSink(archive), base, onLeftOut);
+    archive.on('warning', () => {});
+    archive.on('error', (err) => {
+      feeder.fail(err);
+      fail(err);
+    });
+    archive.pipe(joined);
+  }
   if (compressor) {
     compressor.on('error', fail);
     joined.pipe(compressor).pipe(out);

@@ -1,24 +1,16 @@
 /**
- * Archive entry names that are not UTF-8 (disk/names.ts) stored as their exact bytes. archiver,
- * zip-stream and tar-stream take names only as strings and write them as UTF-8, so the escaped
- * form travels through them and is swapped for its bytes where each engine writes a header:
- *  - zip: the name fields hold the bytes, and general-purpose bit 11 ("names are UTF-8") is off
- *    for that entry (zip-stream keeps setting it for other non-ASCII names);
- *  - tar: a pax header whose `path=` record holds the bytes, as GNU tar writes such names (without
- *    `hdrcharset=BINARY`, which GNU tar 1.34 warns about as an unknown keyword on every entry),
- *    before the entry's own header, which carries an ASCII stand-in for readers without pax.
- * Both hooks reach into the engines' internals (exact pinned versions); the integration tests
- * extract with unzip and tar and compare the names byte for byte.
+ * Tar entry names that are not UTF-8 (disk/names.ts) stored as their exact bytes. archiver and
+ * tar-stream take names only as strings and write them as UTF-8, so the escaped form travels
+ * through them and is swapped for its bytes where the engine writes a header: a pax header
+ * whose `path=` record holds the bytes, as GNU tar writes such names (without
+ * `hdrcharset=BINARY`, which GNU tar 1.34 warns about as an unknown keyword on every entry),
+ * before the entry's own header, which carries an ASCII stand-in for readers without pax.
+ * (Zip archives are written by zip-writer.ts, which takes names as bytes.) The hook reaches
+ * into the engine's internals (exact pinned version); the integration tests extract with tar
+ * and compare the names byte for byte.
  */
 import type { Archiver } from 'archiver';
 import { hasEscapes, nameBytes } from '../disk/names.ts';
-
-/** The parts of compress-commons' ZipArchiveEntry the zip hook touches. */
-interface ZipEntry {
-  name: string | Buffer;
-  getName(): string | Buffer;
-  getGeneralPurposeBit(): { useUTF8ForNames(on: boolean): void };
-}
 
 /** The parts of a tar-stream header the tar hook reads. */
 interface TarHeader {
@@ -31,30 +23,12 @@ interface TarHeader {
   [key: string]: unknown;
 }
 
-/** archiver keeps the format engine (zip-stream, or tar-stream's pack) at `_module.engine`. */
+/** archiver keeps the format engine (tar-stream's pack) at `_module.engine`. */
 type WithEngine<E> = { _module: { engine: E } };
 
-/** Makes a zip or tar archiver store escaped names as their exact bytes. */
-export function keepByteNames(archive: Archiver, format: 'zip' | 'tar'): void {
-  if (format === 'zip') hookZip((archive as unknown as WithEngine<ZipEngine>)._module.engine);
-  else hookTar((archive as unknown as WithEngine<TarPack>)._module.engine);
-}
-
-interface ZipEngine {
-  _normalizeEntry(entry: ZipEntry): void;
-}
-
-/** Every entry passes `_normalizeEntry` before its local header is written. */
-function hookZip(engine: ZipEngine): void {
-  const normalize = engine._normalizeEntry.bind(engine);
-  engine._normalizeEntry = (entry) => {
-    normalize(entry);
-    const name = entry.getName();
-    if (typeof name !== 'string' || !hasEscapes(name)) return;
-    // The header writers take the name's length and write it as it is: a Buffer goes out as bytes.
-    entry.name = nameBytes(name);
-    entry.getGeneralPurposeBit().useUTF8ForNames(false);
-  };
+/** Makes a tar archiver store escaped names as their exact bytes. */
+export function keepByteNames(archive: Archiver): void {
+  hookTar((archive as unknown as WithEngine<TarPack>)._module.engine);
 }
 
 interface TarPack {
