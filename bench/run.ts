@@ -1,6 +1,7 @@
 /**
  * `npm run bench`: every benchmark of the suite, fm against its baseline in the same run, as
- * one table of medians and ratios, written to bench/results/latest.md. Never part of `npm test`.
+ * one table of medians and ratios, written to bench/results/latest.md (partial.md for --only or
+ * --small runs). Never part of `npm test`.
  *
  *   npm run bench                 default sizes (a few minutes on 2 cores)
  *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
@@ -163,9 +164,11 @@ const table = [
 ].join('\n');
 const md = `# Benchmark results\n\nRun ${new Date().toISOString()} on ${machine}${small ? ', --small sizes' : ''}.\nEvery baseline ran in the same run as fm; compare the ratios, not absolute figures across runs.\n\n${table}\n`;
 fs.mkdirSync(path.join(PROJECT, 'bench', 'results'), { recursive: true });
-fs.writeFileSync(path.join(PROJECT, 'bench', 'results', 'latest.md'), md);
+// A partial run (--only, --small) must not replace the full run the README shows.
+const name = only || small ? 'partial' : 'latest';
+fs.writeFileSync(path.join(PROJECT, 'bench', 'results', `${name}.md`), md);
 fs.writeFileSync(
-  path.join(PROJECT, 'bench', 'results', 'latest.svg'),
+  path.join(PROJECT, 'bench', 'results', `${name}.svg`),
   renderChart(rows, `fm benchmarks, ${new Date().toISOString().slice(0, 10)}, ${machine}`),
 );
 process.stdout.write(`\n${md}`);
