@@ -1,10 +1,15 @@
 /** GET/PUT /api/settings (admins only). */
-import type { Settings } from '../../src/api/settings.ts';
+import type { OidcConfig, Settings } from '../../src/api/settings.ts';
 import { request, requestJSON } from './client.ts';
 
 /** The settings as the API shows them: the auth options without secrets. */
 export type SettingsDto = Omit<Settings, 'auth'> & {
-  auth: { header: string; command: string; recaptcha: { host: string; key: string } | null };
+  auth: {
+    header: string;
+    command: string;
+    recaptcha: { host: string; key: string } | null;
+    oidc: (Omit<OidcConfig, 'clientSecret'> & { hasClientSecret: boolean }) | null;
+  };
 };
 
 export function get(): Promise<SettingsDto> {
