@@ -55,6 +55,7 @@ async function follow(start: string, jar: CookieJar, init: RequestInit = {}): Pr
 
 /** Starts at fm's login route, signs in on the provider's page as `login`; answers where fm sent the browser. */
 async function ssoLogin(login: string, jar = new CookieJar()): Promise<URL> {
+  lastJar = jar;
   const page = await follow(`${fm.url}/api/auth/oidc/login`, jar);
   if (page instanceof URL) return page;
   expect(page.url).toContain('/interaction/');
@@ -64,11 +65,18 @@ async function ssoLogin(login: string, jar = new CookieJar()): Promise<URL> {
   return done;
 }
 
-/** The session handed over in the fragment, or the reason in the query. */
-function outcome(url: URL): { token?: string; error?: string } {
-  const token = new URLSearchParams(url.hash.slice(1)).get('oidc_token') ?? undefined;
-  return { token, error: url.searchParams.get('oidc_error') ?? undefined };
+/** The reason in the query, or the session the login page takes with the cookie fm left. */
+async function outcome(url: URL, jar = lastJar): Promise<{ token?: string; error?: string }> {
+  const error = url.searchParams.get('oidc_error') ?? undefined;
+  if (error) return { error };
+  expect(url.searchParams.get('oidc_login')).toBe('1');
+  expect(url.href).not.toMatch(/eyJ/); // no token in any URL
+  const res = await fetch(`${fm.url}/api/auth/oidc/session`, { method: 'POST', headers: { cookie: jar.header() } });
+  jar.store(res);
+  expect(res.status).toBe(200);
+  return { token: await res.text() };
 }
+let lastJar = new CookieJar();
 
 const me = async (token: string) => {
   const c = new Client(fm.url);
@@ -138,36 +146,62 @@ describe('settings', () => {
 describe('login', () => {
   it('creates the user on first login with the new-user defaults and a home folder, never admin or execute', async () => {
     op.accounts.set('u-erin', { preferred_username: 'erin', groups: ['staff'] });
-    const { token, error } = outcome(await ssoLogin('u-erin'));
+    const { token, error } = await outcome(await ssoLogin('u-erin'));
     expect(error).toBeUndefined();
     const erin = await me(token!);
     expect(erin.username).toBe('erin');
     expect(erin.perm).toMatchObject({ admin: false, execute: false, create: true });
     expect(erin.lockPassword).toBe(true);
     expect((await admin.json<UserDto>(`/api/users/${erin.id}`)).scope).toBe('/users/erin');
+    // The session is taken once.
+    expect((await fetch(`${fm.url}/api/auth/oidc/session`, { method: 'POST', headers: { cookie: lastJar.header() } })).status).toBe(401);
     expect(fs.statSync(path.join(fm.root, 'users', 'erin')).isDirectory()).toBe(true);
   });
 
   it('makes a member of the admin group an admin, and takes admin away when a later login no longer has the group', async () => {
     op.accounts.set('u-fay', { preferred_username: 'fay', groups: ['staff', 'fm-admins'] });
-    const first = await me(outcome(await ssoLogin('u-fay')).token!);
+    const first = await me((await outcome(await ssoLogin('u-fay'))).token!);
     expect(first.perm.admin).toBe(true);
     op.accounts.set('u-fay', { preferred_username: 'fay', groups: ['staff'] });
-    const later = await me(outcome(await ssoLogin('u-fay')).token!);
+    const later = await me((await outcome(await ssoLogin('u-fay'))).token!);
     expect(later.id).toBe(first.id);
     expect(later.perm).toMatchObject({ admin: false, execute: false });
     op.accounts.set('u-fay', { preferred_username: 'fay', groups: 'fm-admins' });
-    expect((await me(outcome(await ssoLogin('u-fay')).token!)).perm.admin).toBe(true);
+    expect((await me((await outcome(await ssoLogin('u-fay'))).token!)).perm.admin).toBe(true);
   });
 
   it('matches usernames exactly: a name differing only in case is refused', async () => {
     op.accounts.set('u-admin', { preferred_username: 'ADMIN' });
-    expect(outcome(await ssoLogin('u-admin')).error).toBe('conflict');
+    expect((await outcome(await ssoLogin('u-admin'))).error).toBe('conflict');
   });
 
   it('refuses an ID token without the username claim', async () => {
     op.accounts.set('u-anon', { name: 'No Name' });
-    expect(outcome(await ssoLogin('u-anon')).error).toBe('no_username');
+    expect((await outcome(await ssoLogin('u-anon'))).error).toBe('no_username');
+  });
+});
+
+describe('the session hand-over', () => {
+  it('leaves the session in a one-time HttpOnly cookie for the login route only, which a cross-site POST cannot take', async () => {
+    op.accounts.set('u-kim', { preferred_username: 'kim' });
+    const jar = new CookieJar();
+    const page = (await follow(`${fm.url}/api/auth/oidc/login`, jar)) as Response;
+    let url = new URL(page.url);
+    let init: RequestInit = { method: 'POST', body: new URLSearchParams({ prompt: 'login', login: 'u-kim', password: 'x' }) };
+    let res: Response | undefined;
+    while (!url.searchParams.has('oidc_login')) {
+      res = await fetch(url, { ...init, redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() } });
+      jar.store(res);
+      url = new URL(res.headers.get('location')!, url);
+      init = {};
+    }
+    const cookie = res!.headers.getSetCookie().find((c) => c.startsWith('fm_oidc_session='))!;
+    expect(cookie).toMatch(/path=\/api\/auth\/oidc\/;/);
+    expect(cookie).toMatch(/httponly/i);
+    expect(cookie).toMatch(/samesite=strict/i);
+    const crossSite = await fetch(`${fm.url}/api/auth/oidc/session`, { method: 'POST', headers: { cookie: jar.header(), origin: 'https://evil.example' } });
+    expect(crossSite.status).toBe(403);
+    expect((await outcome(url, jar)).token).toBeTruthy();
   });
 });
 
@@ -187,13 +221,13 @@ describe('refusals', () => {
       init = {};
     }
     url.searchParams.set('state', 'forged');
-    expect(outcome((await follow(url.href, jar)) as URL).error).toBe('expired');
+    expect((await outcome((await follow(url.href, jar)) as URL)).error).toBe('expired');
   });
 
   it('refuses an ID token whose nonce is not the one fm sent', async () => {
     op.accounts.set('u-hal', { preferred_username: 'hal' });
     op.tamper.nonce = 'another-nonce';
-    expect(outcome(await ssoLogin('u-hal')).error).toBe('refused');
+    expect((await outcome(await ssoLogin('u-hal'))).error).toBe('refused');
   });
 
   it('refuses expired ID tokens, ID tokens for another client, and ones not signed by the provider', async () => {
@@ -202,14 +236,14 @@ describe('refusals', () => {
       p.iat = Math.floor(Date.now() / 1000) - 7200;
       p.exp = Math.floor(Date.now() / 1000) - 3600;
     };
-    expect(outcome(await ssoLogin('u-ivy')).error).toBe('refused');
+    expect((await outcome(await ssoLogin('u-ivy'))).error).toBe('refused');
     op.tamper.idToken = (p) => {
       p.aud = 'another-client';
     };
-    expect(outcome(await ssoLogin('u-ivy')).error).toBe('refused');
+    expect((await outcome(await ssoLogin('u-ivy'))).error).toBe('refused');
     delete op.tamper.idToken;
     op.tamper.foreignKey = true;
-    expect(outcome(await ssoLogin('u-ivy')).error).toBe('refused');
+    expect((await outcome(await ssoLogin('u-ivy'))).error).toBe('refused');
     const users = await admin.json<UserDto[]>('/api/users');
     expect(users.map((u) => u.username)).not.toContain('ivy');
   });
@@ -227,11 +261,11 @@ describe('refusals', () => {
       url = new URL(res.headers.get('location')!, url);
       init = {};
     }
-    expect(outcome((await follow(url.href, jar)) as URL).token).toBeTruthy();
+    expect((await outcome((await follow(url.href, jar)) as URL, jar)).token).toBeTruthy();
     expect(jar.cookies.has('fm_oidc')).toBe(false);
-    expect(outcome((await follow(url.href, jar)) as URL).error).toBe('expired');
+    expect((await outcome((await follow(url.href, jar)) as URL)).error).toBe('expired');
     jar.cookies.set('fm_oidc', flowCookie);
-    expect(outcome((await follow(url.href, jar)) as URL).error).toBe('refused');
+    expect((await outcome((await follow(url.href, jar)) as URL)).error).toBe('refused');
   });
 
   it('refuses a flow cookie that was altered', async () => {
@@ -241,7 +275,7 @@ describe('refusals', () => {
     const flow = JSON.parse(Buffer.from(body, 'base64url').toString());
     flow.state = 'forged';
     jar.cookies.set('fm_oidc', `${Buffer.from(JSON.stringify(flow)).toString('base64url')}.${mac}`);
-    expect(outcome((await follow(`${fm.url}/api/auth/oidc/callback?code=x&state=forged`, jar)) as URL).error).toBe('expired');
+    expect((await outcome((await follow(`${fm.url}/api/auth/oidc/callback?code=x&state=forged`, jar)) as URL)).error).toBe('expired');
   });
 
   it('sends the browser back with "unavailable" when the provider is down, and password login still works', async () => {
@@ -249,7 +283,7 @@ describe('refusals', () => {
     await down.stop();
     expect((await configSet('--oidc-issuer', down.issuer)).code).toBe(0);
     try {
-      expect(outcome((await follow(`${fm.url}/api/auth/oidc/login`, new CookieJar())) as URL).error).toBe('unavailable');
+      expect((await outcome((await follow(`${fm.url}/api/auth/oidc/login`, new CookieJar())) as URL)).error).toBe('unavailable');
       expect(fm.output()).toContain('oidc: login refused (unavailable)');
       const res = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
       expect(res.status).toBe(200);
@@ -261,8 +295,8 @@ describe('refusals', () => {
   it('sends the browser back with "off" when single sign-on is not configured', async () => {
     expect((await configSet('--no-oidc')).code).toBe(0);
     try {
-      expect(outcome((await follow(`${fm.url}/api/auth/oidc/login`, new CookieJar())) as URL).error).toBe('off');
-      expect(outcome((await follow(`${fm.url}/api/auth/oidc/callback?code=x&state=y`, new CookieJar())) as URL).error).toBe('off');
+      expect((await outcome((await follow(`${fm.url}/api/auth/oidc/login`, new CookieJar())) as URL)).error).toBe('off');
+      expect((await outcome((await follow(`${fm.url}/api/auth/oidc/callback?code=x&state=y`, new CookieJar())) as URL)).error).toBe('off');
     } finally {
       const back = await configSet('--oidc-issuer', op.issuer, '--oidc-client-id', op.clientId, '--oidc-client-secret', op.clientSecret);
       expect(back.code).toBe(0);

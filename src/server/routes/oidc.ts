@@ -1,15 +1,20 @@
 /**
  * GET /api/auth/oidc/login and /api/auth/oidc/callback: single sign-on with an OpenID provider
- * (services/oidc.ts). Both answer redirects only: to the provider, to the app with the session in
- * the URL fragment, or to the login page with `?oidc_error=<reason>`; never an error page.
+ * (services/oidc.ts). Both answer redirects only: to the provider, to the login page with
+ * `?oidc_login=1` (the session waits in a one-time HttpOnly cookie that the page exchanges with
+ * POST /api/auth/oidc/session), or to the login page with `?oidc_error=<reason>`; never an error page.
  */
 import Router from '@koa/router';
 import type { Settings } from '../../api/settings.ts';
+import { UnauthorizedError } from '../../errors.ts';
 import { OidcError, FLOW_LIFETIME_MS } from '../../services/oidc.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const FLOW_COOKIE = 'fm_oidc';
+const SESSION_COOKIE = 'fm_oidc_session';
+/** The login page takes the session at once; a cookie left over expires soon. */
+const SESSION_COOKIE_MS = 60_000;
 
 export function oidcRouter(baseURL: string): FmRouter {
   const router: FmRouter = new Router();
@@ -55,12 +60,30 @@ export function oidcRouter(baseURL: string): FmRouter {
       if (!oidcAllowed(ctx, settings)) throw new OidcError('off', 'single sign-on is off');
       const url = new URL(`${redirectUri(ctx)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       const user = await ctx.services.oidc.finish(settings, url, flow);
-      const token = await ctx.services.tokens.issue(user);
-      // In the fragment: never sent to a server, so never in a request log or a Referer.
-      ctx.redirect(`${baseURL}/login#oidc_token=${token}`);
+      // Never in a URL (logs, history, Referer), and only this browser's page can take it.
+      ctx.cookies.set(SESSION_COOKIE, await ctx.services.tokens.issue(user), {
+        path: cookiePath,
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: ctx.secure,
+        maxAge: SESSION_COOKIE_MS,
+        overwrite: true,
+      });
+      ctx.redirect(`${baseURL}/login?oidc_login=1`);
     } catch (err) {
       fail(ctx, err);
     }
+  });
+
+  /** The session a callback left for this browser, once (a POST: the edge refuses it cross-site). */
+  router.post('/api/auth/oidc/session', async (ctx) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    ctx.cookies.set(SESSION_COOKIE, null, { path: cookiePath });
+    if (!token) throw new UnauthorizedError('no single sign-on session to take: sign in again');
+    await ctx.services.tokens.verify(token);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.type = 'text/plain; charset=utf-8';
+    ctx.body = token;
   });
 
   return router;
