@@ -97,11 +97,13 @@ export function defaultsGiveRoot(s: Settings): boolean {
 }
 
 /** The ways in which users that create themselves would get the whole root with write rights. */
-export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication'> {
+export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication' | 'single sign-on'> {
   if (!defaultsGiveRoot(s)) return [];
-  const ways: Array<'signup' | 'proxy authentication'> = [];
+  const ways: Array<'signup' | 'proxy authentication' | 'single sign-on'> = [];
   if (s.signup) ways.push('signup');
   if (method === 'proxy') ways.push('proxy authentication');
+  // Anyone the provider knows is created on first login.
+  if (s.auth.oidc && (method === 'json' || method === 'hook')) ways.push('single sign-on');
   return ways;
 }
 

@@ -30,6 +30,7 @@ describe('single sign-on in the browser', () => {
     const set = await configSet(
       ...['--oidc-issuer', op.issuer, '--oidc-client-id', op.clientId, '--oidc-client-secret', op.clientSecret],
       ...['--oidc-groups-claim', 'groups', '--oidc-admin-group', 'fm-admins', '--oidc-name', 'Test SSO'],
+      ...['--create-user-dir'],
     );
     expect(set.code, set.stderr).toBe(0);
   });

@@ -132,6 +132,19 @@ describe('settings', () => {
     expect(page).toContain('"OidcName":"Test SSO"');
   });
 
+  it('refuse single sign-on while new users would get the whole root with write rights (PROV)', async () => {
+    const other = await startFm();
+    try {
+      const args = ['config', 'set', '-d', other.dbFile, '--oidc-issuer', op.issuer, '--oidc-client-id', op.clientId];
+      const refused = await runFm(args);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('single sign-on would give new users the whole root with write rights');
+      expect((await runFm([...args, '--scope', '/shared'])).code).toBe(0);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('refuse an http issuer that is not on a loopback address, and an admin group without a groups claim', async () => {
     const http = await configSet('--oidc-issuer', 'http://sso.example.com', '--oidc-client-id', 'x');
     expect(http.code).toBe(2);
