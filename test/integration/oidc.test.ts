@@ -132,6 +132,36 @@ describe('settings', () => {
     expect(page).toContain('"OidcName":"Test SSO"');
   });
 
+  it('are changed over the API only with the admin’s current password; an empty secret is kept for the same provider only', async () => {
+    type Shown = { auth: { oidc: Record<string, unknown> | null; header: string } };
+    const shown = await admin.json<Shown>('/api/settings');
+    const oidc = { ...shown.auth.oidc, name: 'Company SSO', clientSecret: '' };
+    const put = (body: unknown) => admin.fetch('/api/settings', { method: 'PUT', json: body });
+    const noPassword = await put({ auth: { oidc } });
+    expect(noPassword.status).toBe(400);
+    expect(await noPassword.text()).toContain('current password');
+    expect((await put({ auth: { oidc }, current_password: 'wrong' })).status).toBe(400);
+
+    const ok = await put({ auth: { oidc, header: 'X-Evil' }, current_password: fm.adminPassword });
+    expect(ok.status).toBe(200);
+    let now = await admin.json<Shown>('/api/settings');
+    expect(now.auth.oidc).toMatchObject({ name: 'Company SSO', hasClientSecret: true });
+    expect(now.auth.header).toBe(shown.auth.header); // the rest of auth stays the CLI's
+
+    const bad = await put({ auth: { oidc: { ...oidc, issuer: 'http://sso.example.com' } }, current_password: fm.adminPassword });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toContain('auth.oidc.issuer: the issuer URL must be https');
+
+    const moved = { ...oidc, issuer: 'https://sso.example.com' };
+    expect((await put({ auth: { oidc: moved }, current_password: fm.adminPassword })).status).toBe(200);
+    now = await admin.json<Shown>('/api/settings');
+    expect(now.auth.oidc).toMatchObject({ issuer: 'https://sso.example.com', hasClientSecret: false });
+
+    const back = { ...oidc, name: 'Test SSO', clientSecret: op.clientSecret };
+    expect((await put({ auth: { oidc: back }, current_password: fm.adminPassword })).status).toBe(200);
+    expect((await admin.json<Shown>('/api/settings')).auth.oidc).toMatchObject({ issuer: op.issuer, hasClientSecret: true, name: 'Test SSO' });
+  });
+
   it('refuse single sign-on while new users would get the whole root with write rights (PROV)', async () => {
     const other = await startFm();
     try {
