@@ -8,9 +8,9 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
-import { loginThroughPage, useBrowser } from '../helpers/browser.ts';
+import { loginThroughPage, openLoggedIn, useBrowser } from '../helpers/browser.ts';
 import { startProvider, type TestProvider } from '../helpers/oidc-provider.ts';
-import { startFm, type FmServer } from '../helpers/server.ts';
+import { adminClient, startFm, type FmServer } from '../helpers/server.ts';
 
 /** Set FM_SHOTS=dir to keep screenshots for a look. */
 const SHOTS = process.env.FM_SHOTS;
@@ -91,6 +91,34 @@ describe('single sign-on in the browser', () => {
     } finally {
       delete op.tamper.nonce;
     }
+  });
+
+  it('shows and changes the provider on the global settings page, with the admin’s password', async () => {
+    const admin = await adminClient(fm);
+    const page = await browser.newPage({ height: 1400 });
+    await openLoggedIn(page, fm.url, admin.token, '/settings/global');
+    const card = page.getByRole('form', { name: 'Single sign-on (OpenID Connect)' });
+    await card.getByText(`${fm.url}/api/auth/oidc/callback`).waitFor();
+    expect(await card.getByLabel('Issuer URL').inputValue()).toBe(op.issuer);
+    expect(await card.getByLabel('Client secret').inputValue()).toBe('');
+    await card.getByText('A secret is stored').waitFor();
+    await card.getByLabel('Name on the login page').fill('Acme SSO');
+    await card.getByLabel('Current password').fill(fm.adminPassword);
+    await card.scrollIntoViewIfNeeded();
+    await shot(page, 'settings');
+    await card.getByRole('button', { name: 'Update' }).click();
+    await page.getByText('Settings updated!').waitFor();
+    const login = await browser.newPage();
+    await login.goto(`${fm.url}/login`);
+    // The secret was kept: signing in still works.
+    op.accounts.set('u-quin', { preferred_username: 'quin' });
+    browser.allowConsoleError(/fonts\.googleapis|net::ERR|127\.0\.0\.1:\d+\/favicon\.ico/);
+    await login.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
+    await login.locator('input[name=login]').fill('u-quin');
+    await login.locator('input[name=password]').fill('any password');
+    await login.locator('button[type=submit]').click();
+    await login.waitForURL(/\/files\/$/);
+    expect((await configSet('--oidc-name', 'Test SSO')).code).toBe(0);
   });
 
   it('says the provider cannot be reached when it is down', async () => {

@@ -20,3 +20,8 @@ export function get(): Promise<SettingsDto> {
 export async function update(changes: Partial<SettingsDto>): Promise<void> {
   await request('/api/settings', { method: 'PUT', json: changes });
 }
+
+/** Sets single sign-on (null turns it off); an empty client secret keeps the stored one for the same provider. */
+export async function updateSingleSignOn(oidc: OidcConfig | null, currentPassword: string): Promise<void> {
+  await request('/api/settings', { method: 'PUT', json: { auth: { oidc }, current_password: currentPassword } });
+}
