@@ -213,6 +213,38 @@ describe('login', () => {
     expect((await me((await outcome(await ssoLogin('u-fay'))).token!)).perm.admin).toBe(true);
   });
 
+  it('never gives admin or execute from the defaults, even when the defaults have them (PROV)', async () => {
+    const { defaults } = await admin.json<{ defaults: { perm: Record<string, boolean> } }>('/api/settings');
+    const put = (perm: Record<string, boolean>) => admin.fetch('/api/settings', { method: 'PUT', json: { defaults: { ...defaults, perm } } });
+    expect((await put({ ...defaults.perm, admin: true, execute: true })).status).toBe(200);
+    try {
+      op.accounts.set('u-lou', { preferred_username: 'lou', groups: ['staff'] });
+      const lou = await me((await outcome(await ssoLogin('u-lou'))).token!);
+      expect(lou.perm).toMatchObject({ admin: false, execute: false });
+    } finally {
+      expect((await put(defaults.perm)).status).toBe(200);
+    }
+  });
+
+  it('creates one user and one home when two first logins of the same account race (PROV)', async () => {
+    op.accounts.set('u-max', { preferred_username: 'max' });
+    const [a, b] = await Promise.all([ssoLogin('u-max', new CookieJar()), ssoLogin('u-max', new CookieJar())]);
+    expect(a.searchParams.get('oidc_error')).toBeNull();
+    expect(b.searchParams.get('oidc_error')).toBeNull();
+    const users = await admin.json<UserDto[]>('/api/users');
+    expect(users.filter((u) => u.username === 'max')).toHaveLength(1);
+    expect(fs.readdirSync(path.join(fm.root, 'users')).filter((d) => d.toLowerCase() === 'max')).toEqual(['max']);
+  });
+
+  it('ends the session at logout like any other (AUTH)', async () => {
+    op.accounts.set('u-ned', { preferred_username: 'ned' });
+    const { token } = await outcome(await ssoLogin('u-ned'));
+    const c = new Client(fm.url);
+    c.token = token!;
+    expect((await c.fetch('/api/logout', { method: 'POST' })).status).toBe(200);
+    expect((await c.fetch('/api/renew', { method: 'POST' })).status).toBe(401);
+  });
+
   it('matches usernames exactly: a name differing only in case is refused', async () => {
     op.accounts.set('u-admin', { preferred_username: 'ADMIN' });
     expect((await outcome(await ssoLogin('u-admin'))).error).toBe('conflict');
