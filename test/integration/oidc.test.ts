@@ -343,6 +343,15 @@ describe('refusals', () => {
     expect((await outcome((await follow(url.href, jar)) as URL)).error).toBe('refused');
   });
 
+  it('says the sign-in was cancelled when the provider answers with an error', async () => {
+    const jar = new CookieJar();
+    const res = await fetch(`${fm.url}/api/auth/oidc/login`, { redirect: 'manual' });
+    jar.store(res);
+    const state = new URL(res.headers.get('location')!).searchParams.get('state')!;
+    const back = await follow(`${fm.url}/api/auth/oidc/callback?error=access_denied&state=${state}&iss=${encodeURIComponent(op.issuer)}`, jar);
+    expect((await outcome(back as URL)).error).toBe('denied');
+  });
+
   it('refuses a flow cookie that was altered', async () => {
     const jar = new CookieJar();
     await follow(`${fm.url}/api/auth/oidc/login`, jar);
