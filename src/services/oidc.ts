@@ -31,6 +31,8 @@ export interface OidcFlow {
   verifier: string;
   /** Unix ms after which the flow is refused. */
   expires: number;
+  /** The app path to go to once signed in (the login page's `?redirect=`). */
+  redirect?: string;
 }
 
 /** How long a login at the provider may take. */
@@ -69,7 +71,7 @@ export class OidcService {
   }
 
   /** The provider's authorization URL for a new login, and the flow to keep until the callback. */
-  async start(settings: Settings, redirectUri: string): Promise<{ url: string; flow: OidcFlow }> {
+  async start(settings: Settings, redirectUri: string, redirect?: string): Promise<{ url: string; flow: OidcFlow }> {
     const o = enabled(settings);
     const config = await this.configuration(o);
     const flow: OidcFlow = {
@@ -77,6 +79,7 @@ export class OidcService {
       nonce: oidc.randomNonce(),
       verifier: oidc.randomPKCECodeVerifier(),
       expires: Date.now() + FLOW_LIFETIME_MS,
+      ...(redirect ? { redirect } : {}),
     };
     const scopes = new Set(['openid', ...o.scopes.split(/\s+/).filter(Boolean)]);
     const url = oidc.buildAuthorizationUrl(config, {

@@ -40,10 +40,10 @@ describe('single sign-on in the browser', () => {
   });
 
   /** Clicks "Sign in with Test SSO" and signs in on the provider's own login page. */
-  async function signIn(page: Page, login: string): Promise<void> {
+  async function signIn(page: Page, login: string, from = '/login'): Promise<void> {
     // The provider's development page imports a web font; the test browser has no internet.
     browser.allowConsoleError(/fonts\.googleapis|net::ERR|127\.0\.0\.1:\d+\/favicon\.ico/);
-    await page.goto(`${fm.url}/login`);
+    await page.goto(`${fm.url}${from}`);
     await page.getByRole('link', { name: 'Sign in with Test SSO' }).click();
     await page.locator('input[name=login]').fill(login);
     await page.locator('input[name=password]').fill('any password');
@@ -66,16 +66,15 @@ describe('single sign-on in the browser', () => {
     await page.waitForURL(/\/login\?redirect=/);
   });
 
-  it('makes a member of the admin group an admin', async () => {
+  it('makes a member of the admin group an admin, and returns to the page that asked for a login', async () => {
     op.accounts.set('u-otto', { preferred_username: 'otto', groups: ['fm-admins'] });
     const page = await browser.newPage();
-    await signIn(page, 'u-otto');
-    await page.waitForURL(/\/files\/$/);
+    // Started from a page that needs a session: back there once signed in.
+    await signIn(page, 'u-otto', '/settings/global');
+    await page.waitForURL(/\/settings\/global$/);
+    await page.getByText('Global settings').first().waitFor();
     const user = await page.evaluate(() => JSON.parse(atob(localStorage.getItem('jwt')!.split('.')[1])).user);
     expect(user).toMatchObject({ username: 'otto', perm: { admin: true } });
-    await page.goto(`${fm.url}/settings/global`);
-    await page.getByText('Global settings').first().waitFor();
-    expect(page.url()).toMatch(/\/settings\/global$/);
   });
 
   it('says why on the login page when the provider’s answer is refused, and the password still works', async () => {

@@ -278,6 +278,20 @@ describe('the session hand-over', () => {
     expect(crossSite.status).toBe(403);
     expect((await outcome(url, jar)).token).toBeTruthy();
   });
+
+  it('brings the browser back to the app path it started from, never to another site', async () => {
+    op.accounts.set('u-ola', { preferred_username: 'ola' });
+    const page = await follow(`${fm.url}/api/auth/oidc/login?redirect=${encodeURIComponent('/files/docs/')}`, (lastJar = new CookieJar()));
+    const body = new URLSearchParams({ prompt: 'login', login: 'u-ola', password: 'x' });
+    const back = (await follow((page as Response).url, lastJar, { method: 'POST', body })) as URL;
+    expect(back.searchParams.get('redirect')).toBe('/files/docs/');
+    for (const evil of ['//evil.example/', '/\\evil.example/', 'https://evil.example/']) {
+      const again = (await follow(`${fm.url}/api/auth/oidc/login?redirect=${encodeURIComponent(evil)}`, (lastJar = new CookieJar()))) as Response;
+      const done = (await follow(again.url, lastJar, { method: 'POST', body })) as URL;
+      expect(done.searchParams.get('oidc_login')).toBe('1');
+      expect(done.searchParams.has('redirect')).toBe(false);
+    }
+  });
 });
 
 describe('refusals', () => {

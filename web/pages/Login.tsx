@@ -6,7 +6,7 @@ import { signup } from '../api/auth.ts';
 import { ApiError, statusOf } from '../api/client.ts';
 import { instanceName, settings } from '../config.ts';
 import { useSession } from '../actions/session.ts';
-import { safeRedirect } from '../lib/navigate.ts';
+import { safeRedirect, ssoLoginHref } from '../lib/navigate.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
 
 interface Grecaptcha {
@@ -181,7 +181,7 @@ export default function LoginPage() {
           <span className={busy ? 'button-label-hidden' : ''}>{t(mode === 'login' ? 'login.submit' : 'login.signup')}</span>
         </button>
         {settings.OidcName && (
-          <a className="button button-flat login-sso" href={`${settings.BaseURL}/api/auth/oidc/login`}>
+          <a className="button button-flat login-sso" href={ssoLoginHref(settings.BaseURL, window.location.search)}>
             {t('login.sso.signIn', { name: settings.OidcName })}
           </a>
         )}

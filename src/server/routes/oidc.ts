@@ -34,7 +34,7 @@ export function oidcRouter(baseURL: string): FmRouter {
     const settings = await requestSettings(ctx);
     try {
       if (!oidcAllowed(ctx, settings)) throw new OidcError('off', `single sign-on is not offered with the ${ctx.services.auth.method(settings)} method`);
-      const { url, flow } = await ctx.services.oidc.start(settings, redirectUri(ctx));
+      const { url, flow } = await ctx.services.oidc.start(settings, redirectUri(ctx), appPath(ctx.query.redirect));
       ctx.cookies.set(FLOW_COOKIE, await ctx.services.oidc.seal(flow), {
         path: cookiePath,
         httpOnly: true,
@@ -69,7 +69,8 @@ export function oidcRouter(baseURL: string): FmRouter {
         maxAge: SESSION_COOKIE_MS,
         overwrite: true,
       });
-      ctx.redirect(`${baseURL}/login?oidc_login=1`);
+      const next = flow?.redirect ? `&redirect=${encodeURIComponent(flow.redirect)}` : '';
+      ctx.redirect(`${baseURL}/login?oidc_login=1${next}`);
     } catch (err) {
       fail(ctx, err);
     }
@@ -87,6 +88,12 @@ export function oidcRouter(baseURL: string): FmRouter {
   });
 
   return router;
+}
+
+/** A path inside the app to return to (never another site: `//host` and `/\\host` are refused). */
+function appPath(raw: unknown): string | undefined {
+  if (typeof raw !== 'string' || !raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\') || raw.length > 2048) return undefined;
+  return raw;
 }
 
 /** Single sign-on is offered where the login page is: the json and hook methods. */
