@@ -57,13 +57,13 @@ export class OidcService {
     const key = JSON.stringify([o.issuer, o.clientId, o.clientSecret]);
     if (this.cache?.key === key && Date.now() - this.cache.at < DISCOVERY_TTL_MS) return this.cache.config;
     const insecure = new URL(o.issuer).protocol === 'http:'; // only on loopback (checked when saved)
-    const config = oidc
+    const config: Promise<oidc.Configuration> = oidc
       .discovery(new URL(o.issuer), o.clientId, o.clientSecret || undefined, o.clientSecret ? undefined : oidc.None(), {
         timeout: PROVIDER_TIMEOUT_S,
         ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
       })
       .catch((err: unknown) => {
-        this.cache = undefined;
+        if (this.cache?.config === config) this.cache = undefined; // not a newer discovery's
         throw new OidcError('unavailable', `discovery at ${o.issuer} failed: ${describe(err)}`);
       });
     this.cache = { key, config, at: Date.now() };
