@@ -34,6 +34,7 @@ const DEFAULTS: StartupSettings = {
   Logo: '/static/img/logo.svg',
   TusSettings: { chunkSize: 10 * 1024 * 1024, retryCount: 5 },
   WebDAVPath: '',
+  OidcName: '',
 };
 
 export const settings: StartupSettings = { ...DEFAULTS, ...(typeof window === 'undefined' ? {} : window.FM) };

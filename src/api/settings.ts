@@ -52,6 +52,43 @@ export interface AuthConfig {
   /** hook: the external program (argv, split on spaces, no shell). */
   command: string;
   recaptcha: { host: string; key: string; secret: string } | null;
+  /** Single sign-on with an OpenID provider; null when off. */
+  oidc: OidcConfig | null;
+}
+
+/** An OpenID Connect provider fm signs users in with (docs/auth.md). */
+export interface OidcConfig {
+  /** The issuer URL: https, or http on a loopback address. */
+  issuer: string;
+  clientId: string;
+  /** Never leaves fm: GET /api/settings and the CLI's output leave it out. */
+  clientSecret: string;
+  /** Space-separated; `openid` is always asked for. */
+  scopes: string;
+  /** The ID token claim whose value is the fm username, matched exactly. */
+  usernameClaim: string;
+  /** The claim listing the user's groups; '' = the provider does not decide who is admin. */
+  groupsClaim: string;
+  /** Members of this group are admins (with a groups claim). */
+  adminGroup: string;
+  /** Shown on the login page: "Sign in with <name>". */
+  name: string;
+}
+
+/** Whether an issuer URL is acceptable: https, or http on 127.0.0.0/8 or ::1; the reason when not. */
+export function oidcIssuerProblem(raw: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return `"${raw}" is not a URL`;
+  }
+  if (url.username || url.password || url.search || url.hash) return 'the issuer URL must have no credentials, query or fragment';
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return 'the issuer URL must be https';
+  const host = url.hostname;
+  const loopback = host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+  return loopback ? undefined : 'the issuer URL must be https (http only on a loopback address: 127.0.0.0/8, ::1)';
 }
 
 /** The settings record as stored and as returned by GET /api/settings. */
@@ -128,4 +165,6 @@ export interface StartupSettings {
   TusSettings: TusSettings;
   /** Path of the WebDAV root for clients (base URL, prefix, "/"), '' when WebDAV is off. */
   WebDAVPath: string;
+  /** The single sign-on provider's name for "Sign in with …"; '' when single sign-on is off. */
+  OidcName: string;
 }

@@ -3,7 +3,7 @@
  * record. Validation of the result is saveSettings' job (services/settings.ts).
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { AUTH_METHODS, type AuthMethod, type Settings } from '../api/settings.ts';
+import { AUTH_METHODS, type AuthMethod, oidcIssuerProblem, type OidcConfig, type Settings } from '../api/settings.ts';
 import { TOTP_POLICIES, type TotpPolicy } from '../api/totp.ts';
 import { UsageError } from '../errors.ts';
 import { parseSize } from '../api/size.ts';
@@ -54,6 +54,12 @@ export function parseWords(raw: string): string[] {
   return raw.split(/\s+/).filter(Boolean);
 }
 
+function issuer(raw: string): string {
+  const problem = oidcIssuerProblem(raw);
+  if (problem) throw new InvalidArgumentError(problem);
+  return raw;
+}
+
 function theme(raw: string): '' | 'light' | 'dark' {
   const t = raw.trim().toLowerCase();
   if (t === 'light' || t === 'dark') return t;
@@ -82,6 +88,15 @@ export function addSettingsOptions(cmd: Command): Command {
     .option('--recaptcha-key <key>', 'json auth: the reCAPTCHA site key')
     .option('--recaptcha-secret <secret>', 'json auth: the reCAPTCHA secret (turns reCAPTCHA on)')
     .option('--no-recaptcha', 'json auth: turn reCAPTCHA off')
+    .addOption(new Option('--oidc-issuer <url>', 'single sign-on: the OpenID provider (https; http only on 127.0.0.0/8 or ::1)').argParser(issuer))
+    .option('--oidc-client-id <id>', 'single sign-on: the client id registered at the provider')
+    .option('--oidc-client-secret <secret>', 'single sign-on: the client secret')
+    .option('--oidc-scopes <scopes>', 'single sign-on: scopes asked for, space-separated (default "openid profile email")')
+    .option('--oidc-username-claim <claim>', 'single sign-on: the claim that names the fm user, exactly (default preferred_username)')
+    .option('--oidc-groups-claim <claim>', 'single sign-on: the claim listing the groups ("" = groups do not decide admin)')
+    .option('--oidc-admin-group <group>', 'single sign-on: members of this group are admins (with --oidc-groups-claim)')
+    .option('--oidc-name <name>', 'single sign-on: the provider\'s name on the login page ("Sign in with <name>")')
+    .option('--no-oidc', 'turn single sign-on off')
     .option('--logout-page <url>', 'where to go after logging out (default /login)')
     .option('--branding-name <name>', 'instance name shown in the title and sidebar')
     .addOption(new Option('--branding-theme <theme>', 'light, dark or auto').argParser(theme))
@@ -127,6 +142,15 @@ export interface SettingsFlagValues extends UserFlagValues {
   recaptchaKey?: string;
   recaptchaSecret?: string;
   recaptcha?: boolean;
+  oidcIssuer?: string;
+  oidcClientId?: string;
+  oidcClientSecret?: string;
+  oidcScopes?: string;
+  oidcUsernameClaim?: string;
+  oidcGroupsClaim?: string;
+  oidcAdminGroup?: string;
+  oidcName?: string;
+  oidc?: boolean;
   logoutPage?: string;
   brandingName?: string;
   brandingTheme?: '' | 'light' | 'dark';
@@ -153,10 +177,10 @@ export interface SettingsFlagValues extends UserFlagValues {
 
 /**
  * Applies the given flags to a copy of `current`; returns it and whether any flag was given.
- * `recaptchaGiven` tells whether `--no-recaptcha` was really given (commander defaults a lone
- * negated flag to true).
+ * `recaptchaGiven` and `oidcGiven` tell whether `--no-recaptcha` and `--no-oidc` were really
+ * given (commander defaults a lone negated flag to true).
  */
-export function applySettingsFlags(current: Settings, o: SettingsFlagValues, recaptchaGiven: boolean): { next: Settings; changed: boolean } {
+export function applySettingsFlags(current: Settings, o: SettingsFlagValues, recaptchaGiven: boolean, oidcGiven = false): { next: Settings; changed: boolean } {
   const next: Settings = structuredClone(current);
   let changed = false;
   /** Sets one field of `next` (or of an object inside it) when its flag was given. */
@@ -204,6 +228,8 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
     assign(auth.recaptcha, key, value);
   }
 
+  changed = applyOidcFlags(auth, o, oidcGiven) || changed;
+
   const b = next.branding;
   assign(b, 'name', o.brandingName);
   assign(b, 'theme', o.brandingTheme);
@@ -225,4 +251,41 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
     throw new UsageError('the hook auth method needs a program: add --auth-command');
   }
   return { next, changed };
+}
+
+const OIDC_FLAGS = {
+  issuer: 'oidcIssuer',
+  clientId: 'oidcClientId',
+  clientSecret: 'oidcClientSecret',
+  scopes: 'oidcScopes',
+  usernameClaim: 'oidcUsernameClaim',
+  groupsClaim: 'oidcGroupsClaim',
+  adminGroup: 'oidcAdminGroup',
+  name: 'oidcName',
+} as const satisfies Record<keyof OidcConfig, keyof SettingsFlagValues>;
+
+/** Applies the --oidc-* flags to `auth`; true when any was given. The first setting needs issuer and client id. */
+function applyOidcFlags(auth: Settings['auth'], o: SettingsFlagValues, oidcGiven: boolean): boolean {
+  const given = (Object.entries(OIDC_FLAGS) as [keyof OidcConfig, keyof SettingsFlagValues][]).filter(([, flag]) => o[flag] !== undefined);
+  if (oidcGiven && o.oidc === false) {
+    if (given.length) throw new UsageError('--no-oidc and --oidc-* cannot be combined');
+    auth.oidc = null;
+    return true;
+  }
+  if (!given.length) return false;
+  const next: OidcConfig = auth.oidc ?? {
+    issuer: '',
+    clientId: '',
+    clientSecret: '',
+    scopes: 'openid profile email',
+    usernameClaim: 'preferred_username',
+    groupsClaim: '',
+    adminGroup: '',
+    name: '',
+  };
+  for (const [key, flag] of given) next[key] = o[flag] as string;
+  if (!next.issuer || !next.clientId) throw new UsageError('single sign-on needs --oidc-issuer and --oidc-client-id');
+  if (next.adminGroup && !next.groupsClaim) throw new UsageError('--oidc-admin-group needs --oidc-groups-claim');
+  auth.oidc = next;
+  return true;
 }

@@ -92,7 +92,12 @@ export function exportConfig(s: Settings): ConfigDocument {
   return {
     settings: structuredClone(settings),
     server,
-    auther: { recaptcha: s.auth.recaptcha ? { ...s.auth.recaptcha } : null, header: s.auth.header, command: s.auth.command },
+    auther: {
+      recaptcha: s.auth.recaptcha ? { ...s.auth.recaptcha } : null,
+      header: s.auth.header,
+      command: s.auth.command,
+      oidc: s.auth.oidc ? { ...s.auth.oidc } : null,
+    },
   };
 }
 
@@ -136,6 +141,8 @@ export function parseConfigImport(data: unknown): ParsedConfig {
     header: auther.header ?? '',
     command: auther.command ?? '',
     recaptcha: rc ? { host: rc.host || 'https://www.google.com', key: rc.key ?? '', secret: rc.secret ?? '' } : null,
+    // fm's own; filebrowser has none (schema-checked by saveSettings).
+    oidc: auther.oidc ?? null,
   };
   if (Array.isArray(out.rules)) out.rules = out.rules.map(normaliseRule);
   // filebrowser applies the tus defaults when both values are 0.

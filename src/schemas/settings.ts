@@ -1,7 +1,17 @@
 /** Server-side schemas of the settings contract (src/api/settings.ts): zod, for the server, storage and CLI. */
 import { z } from 'zod';
 import { TOTP_POLICIES } from '../api/totp.ts';
-import { AUTH_METHODS, THEMES, type AuthConfig, type Branding, type Settings, type TusSettings, type UserDefaults } from '../api/settings.ts';
+import {
+  AUTH_METHODS,
+  THEMES,
+  oidcIssuerProblem,
+  type AuthConfig,
+  type OidcConfig,
+  type Branding,
+  type Settings,
+  type TusSettings,
+  type UserDefaults,
+} from '../api/settings.ts';
 import { VIEW_MODES } from '../api/user.ts';
 import { sameType } from './same-type.ts';
 import { PermissionsSchema, RuleSchema, SortingSchema } from './user.ts';
@@ -54,6 +64,21 @@ export const TusSettingsSchema = z.object({
 });
 sameType<z.output<typeof TusSettingsSchema>, TusSettings>(true);
 
+export const OidcConfigSchema = z.object({
+  issuer: z.string().superRefine((v, ctx) => {
+    const problem = oidcIssuerProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  clientId: z.string().min(1, 'the client id is required'),
+  clientSecret: z.string().default(''),
+  scopes: z.string().default('openid profile email'),
+  usernameClaim: z.string().min(1).default('preferred_username'),
+  groupsClaim: z.string().default(''),
+  adminGroup: z.string().default(''),
+  name: z.string().default(''),
+});
+sameType<z.output<typeof OidcConfigSchema>, OidcConfig>(true);
+
 export const AuthConfigSchema = z.object({
   header: z.string().default(''),
   command: z.string().default(''),
@@ -61,6 +86,7 @@ export const AuthConfigSchema = z.object({
     .object({ host: z.string().default('https://www.google.com'), key: z.string().default(''), secret: z.string().default('') })
     .nullable()
     .default(null),
+  oidc: OidcConfigSchema.nullable().default(null),
 });
 sameType<z.output<typeof AuthConfigSchema>, AuthConfig>(true);
 

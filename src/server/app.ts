@@ -24,6 +24,7 @@ import { rawRouter } from './routes/raw.ts';
 import { sharesRouter } from './routes/shares.ts';
 import { tokensRouter } from './routes/tokens.ts';
 import { totpRouter } from './routes/totp.ts';
+import { oidcRouter } from './routes/oidc.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
@@ -95,6 +96,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     sharesRouter(),
     tokensRouter(),
     totpRouter(),
+    oidcRouter(opts.baseURL),
     publicRouter(),
     ...(opts.routers ?? []),
   ];

@@ -37,12 +37,18 @@ export function presentAccessToken(t: AccessTokenRecord, owner?: string): Access
   return dto;
 }
 
-/** The settings as the API shows them: the method in effect, and never the reCAPTCHA secret. */
+/** The settings as the API shows them: the method in effect, and never the reCAPTCHA or OpenID client secret. */
 export function presentSettings(s: Settings, effectiveMethod: string) {
   const { auth, ...rest } = s;
+  const oidc = auth.oidc ? (({ clientSecret, ...o }) => ({ ...o, hasClientSecret: Boolean(clientSecret) }))(auth.oidc) : null;
   return {
     ...rest,
     authMethod: effectiveMethod,
-    auth: { header: auth.header, command: auth.command, recaptcha: auth.recaptcha ? { host: auth.recaptcha.host, key: auth.recaptcha.key } : null },
+    auth: {
+      header: auth.header,
+      command: auth.command,
+      recaptcha: auth.recaptcha ? { host: auth.recaptcha.host, key: auth.recaptcha.key } : null,
+      oidc,
+    },
   };
 }

@@ -3,10 +3,10 @@
  * Tokens themselves are in tokens.ts.
  */
 import type net from 'node:net';
-import { randomBytes } from 'node:crypto';
-import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
+import { BadRequestError, ForbiddenError } from '../errors.ts';
 import type { AuthMethod, Settings } from '../api/settings.ts';
-import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
+import type { UserRecord } from '../storage/repos/users.ts';
+import { exactName, exactUser, provisionOnce } from './provision.ts';
 import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
@@ -113,43 +113,10 @@ export class AuthService {
     if (values.length > 1) throw new BadRequestError(`the ${header} header came more than once: the proxy must send it exactly once`);
     const name = exactName(values[0]);
     if (!name) throw new ForbiddenError(`the ${header} header must name a user exactly (no surrounding spaces)`);
-    const existing = await this.exactUser(name);
+    const existing = await exactUser(this.repos, name);
     if (existing === 'different') throw new ForbiddenError(`"${name}" differs from an existing user name only in case: names must match exactly`);
     if (existing) return existing;
-    return this.provisionOnce(settings, name, {});
-  }
-
-  /**
-   * The user with exactly this (NFC) name; 'different' when a user's name differs only in case,
-   * which must not sign in as that user nor be created beside it.
-   */
-  private async exactUser(name: string): Promise<UserRecord | 'different' | undefined> {
-    const user = await this.repos.users.getByUsername(name);
-    if (!user) return undefined;
-    return user.username === name ? user : 'different';
-  }
-
-  /** Creates a user from the defaults; when two first requests race, the loser reads the winner's record. */
-  private async provisionOnce(settings: Settings, name: string, overrides: Partial<UserRecord>): Promise<UserRecord> {
-    try {
-      return await this.provision(settings, name, overrides);
-    } catch (err) {
-      const created = err instanceof ConflictError ? await this.exactUser(name) : undefined;
-      if (created && created !== 'different') return created;
-      throw err;
-    }
-  }
-
-  /** Creates a user from the defaults, never with admin or execute (proxy and hook users). */
-  private async provision(settings: Settings, username: string, overrides: Partial<UserRecord>): Promise<UserRecord> {
-    const perm = { ...settings.defaults.perm, ...(overrides.perm ?? {}), admin: false, execute: false };
-    return this.users.create(
-      {
-        data: { ...overrides, username, password: randomBytes(24).toString('base64url'), perm, commands: [], lockPassword: true },
-        skipPolicy: true,
-      },
-      settings,
-    );
+    return provisionOnce(this.repos, this.users, settings, name, {});
   }
 
   /** Checks credentials per the auth method; throttled per username and per address. */
@@ -224,23 +191,13 @@ export class AuthService {
       return undefined;
     }
     const name = exactName(req.username);
-    const existing = name ? await this.exactUser(name) : 'different';
+    const existing = name ? await exactUser(this.repos, name) : 'different';
     if (existing === 'different') {
       this.log.warn(`auth hook accepted ${JSON.stringify(req.username)}, which is not exactly a user name: refused`);
       return undefined;
     }
-    return existing ?? this.provisionOnce(settings, name!, hookUserFields(kv));
+    return existing ?? provisionOnce(this.repos, this.users, settings, name!, hookUserFields(kv));
   }
-}
-
-/**
- * A name as it must match a user: NFC, and valid as a username as it stands (a name that only
- * becomes valid by trimming is not exact). Throws 400 for impossible names; undefined when the
- * name differs from its cleaned form.
- */
-function exactName(raw: string): string | undefined {
-  const name = raw.normalize('NFC');
-  return cleanUsername(name) === name ? name : undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import { TokenService } from './tokens.ts';
 import { AccessTokenService } from './access-tokens.ts';
 import { TotpService } from './totp.ts';
 import { AuthService, type AuthOptions } from './auth.ts';
+import { OidcService } from './oidc.ts';
 import { UserService } from './users.ts';
 import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
@@ -53,6 +54,8 @@ export interface Services {
   /** Two-factor login (TOTP): enrolment, codes, recovery codes. */
   totp: TotpService;
   auth: AuthService;
+  /** Single sign-on with an OpenID provider. */
+  oidc: OidcService;
   users: UserService;
   /** The global settings as admins read and change them over HTTP. */
   settings: SettingsService;
@@ -162,6 +165,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     accessTokens,
     totp,
     auth: new AuthService(repos, users, options.auth, options.log, exec, totp),
+    oidc: new OidcService(repos, users, options.log),
     users,
     options,
     log: options.log,

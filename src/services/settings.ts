@@ -4,8 +4,9 @@
  * so a check added to `validateSettings` applies to all of them.
  */
 import { BadRequestError } from '../errors.ts';
-import type { AuthMethod, Settings } from '../api/settings.ts';
-import { SettingsSchema } from '../schemas/settings.ts';
+import type { AuthMethod, OidcConfig, Settings } from '../api/settings.ts';
+import { isDeepStrictEqual } from 'node:util';
+import { OidcConfigSchema, SettingsSchema } from '../schemas/settings.ts';
 import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';
 import { cleanScope } from './scope.ts';
@@ -57,14 +58,40 @@ export class SettingsService {
   }
 
   /**
-   * Applies the given keys over the current settings and saves them through saveSettings. The
-   * auth method and its options are never changed here: only the CLI changes those.
+   * Applies the given keys over the current settings and saves them through saveSettings. Of the
+   * auth method and its options only single sign-on (`auth.oidc`) is changed here (the route asks
+   * for the admin's password then); the CLI changes the rest.
    */
   async change(changes: Record<string, unknown>, options: AllowlistOptions = {}): Promise<Settings> {
     const current = await this.get();
-    const { authMethod: _m, auth: _a, ...rest } = changes;
-    return saveSettings(this.services, { ...current, ...rest, authMethod: current.authMethod, auth: current.auth }, options);
+    const { authMethod: _m, auth: _a, current_password: _p, ...rest } = changes;
+    const oidc = requestedOidc(changes, current.auth.oidc);
+    const auth = oidc === undefined ? current.auth : { ...current.auth, oidc };
+    return saveSettings(this.services, { ...current, ...rest, authMethod: current.authMethod, auth }, options);
   }
+}
+
+/**
+ * The single sign-on settings a change (`{"auth": {"oidc": … }}`) asks for; undefined when it
+ * leaves them as they are (no such key, or the settings as GET showed them sent back).
+ */
+export function requestedOidc(changes: Record<string, unknown>, current: OidcConfig | null): unknown {
+  if (typeof changes.auth !== 'object' || changes.auth === null || !('oidc' in changes.auth)) return undefined;
+  const next = mergeOidc(changes.auth.oidc, current);
+  const parsed = OidcConfigSchema.nullable().safeParse(next);
+  return parsed.success && isDeepStrictEqual(parsed.data, current) ? undefined : next;
+}
+
+/**
+ * The single sign-on settings a change asks for. The API never shows the client secret, so an
+ * empty one keeps the stored secret, but only for the same issuer and client: a secret is never
+ * sent to a provider it was not made for.
+ */
+function mergeOidc(next: unknown, current: OidcConfig | null): unknown {
+  if (typeof next !== 'object' || next === null) return next;
+  const o = next as Partial<OidcConfig>;
+  const same = current && o.issuer === current.issuer && o.clientId === current.clientId;
+  return { ...o, clientSecret: o.clientSecret || (same ? current.clientSecret : '') };
 }
 
 /** What saveSettings needs from the services (the CLI and the server both have it). */
@@ -97,11 +124,13 @@ export function defaultsGiveRoot(s: Settings): boolean {
 }
 
 /** The ways in which users that create themselves would get the whole root with write rights. */
-export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication'> {
+export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication' | 'single sign-on'> {
   if (!defaultsGiveRoot(s)) return [];
-  const ways: Array<'signup' | 'proxy authentication'> = [];
+  const ways: Array<'signup' | 'proxy authentication' | 'single sign-on'> = [];
   if (s.signup) ways.push('signup');
   if (method === 'proxy') ways.push('proxy authentication');
+  // Anyone the provider knows is created on first login.
+  if (s.auth.oidc && (method === 'json' || method === 'hook')) ways.push('single sign-on');
   return ways;
 }
 

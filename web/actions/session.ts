@@ -125,6 +125,7 @@ export function createSession(store: Store) {
    * reached the stored token is kept so the files screen can show the connection error.
    */
   async function restoreSession(): Promise<void> {
+    if (await takeOidcSession()) return;
     if (settings.NoAuth || !settings.LoginPage) {
       try {
         await login('', '');
@@ -149,6 +150,25 @@ export function createSession(store: Store) {
       if (err instanceof ConnectionError) return;
       if (err instanceof ApiError && err.status >= 500) return;
       clearSession();
+    }
+  }
+
+  /**
+   * Back from single sign-on (`/login?oidc_login=1`): takes the session the server left in a
+   * one-time cookie. On failure the login page says the sign-in expired.
+   */
+  async function takeOidcSession(): Promise<boolean> {
+    const url = new URL(window.location.href);
+    if (!url.searchParams.has('oidc_login')) return false;
+    url.searchParams.delete('oidc_login');
+    try {
+      setToken(await authApi.takeOidcSession());
+      window.history.replaceState(null, '', url);
+      return true;
+    } catch {
+      url.searchParams.set('oidc_error', 'expired');
+      window.history.replaceState(null, '', url);
+      return false;
     }
   }
 

@@ -11,6 +11,11 @@ export function renew(): Promise<string> {
   return requestText('/api/renew', { method: 'POST', keepSessionOn401: true });
 }
 
+/** Takes the session a single sign-on callback left for this browser (once). */
+export function takeOidcSession(): Promise<string> {
+  return requestText('/api/auth/oidc/session', { method: 'POST', keepSessionOn401: true });
+}
+
 /** Revokes the current token on the server. */
 export async function logout(): Promise<void> {
   await request('/api/logout', { method: 'POST', keepSessionOn401: true });

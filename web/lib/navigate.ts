@@ -17,3 +17,9 @@ export function safeRedirect(value: string | null | undefined): string | undefin
   if (!value?.startsWith('/') || value.startsWith('//') || value.startsWith('/\\')) return undefined;
   return value;
 }
+
+/** Where single sign-on starts, carrying the login page's `?redirect=` through the provider. */
+export function ssoLoginHref(baseURL: string, search: string): string {
+  const redirect = safeRedirect(new URLSearchParams(search).get('redirect'));
+  return `${baseURL}/api/auth/oidc/login${redirect ? `?redirect=${encodeURIComponent(redirect)}` : ''}`;
+}

@@ -9,6 +9,7 @@ import { useNotify } from '../actions/notify.ts';
 import { GeneralCard } from '../components/settings/GeneralSettingsCard.tsx';
 import { SettingsCard as Card } from '../components/settings/SettingsCard.tsx';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
+import { SingleSignOnCard } from '../components/settings/SingleSignOnCard.tsx';
 import { UserForm } from '../components/settings/UserForm.tsx';
 import { defaultsData, draftFrom, type UserDraft } from '../lib/userDraft.ts';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
@@ -84,6 +85,7 @@ export default function GlobalSettingsPage() {
           <GeneralCard s={s} />
           <DefaultsCard s={s} />
           {s.enableExec && <CommandsCard s={s} />}
+          {(s.authMethod === 'json' || s.authMethod === 'hook') && <SingleSignOnCard s={s} />}
         </div>
       )}
     </SettingsPage>

@@ -6,7 +6,7 @@ import { signup } from '../api/auth.ts';
 import { ApiError, statusOf } from '../api/client.ts';
 import { instanceName, settings } from '../config.ts';
 import { useSession } from '../actions/session.ts';
-import { safeRedirect } from '../lib/navigate.ts';
+import { safeRedirect, ssoLoginHref } from '../lib/navigate.ts';
 import { useTitle } from '../components/ui/useTitle.ts';
 
 interface Grecaptcha {
@@ -24,6 +24,15 @@ type Mode = 'login' | 'signup';
 
 /** The server asks for a two-factor code (401, `X-FM-OTP: required`, machine code otp_required). */
 const asksForCode = (err: unknown) => err instanceof ApiError && err.status === 401 && err.code === 'otp_required';
+
+const SSO_FAILURES = ['off', 'unavailable', 'expired', 'denied', 'refused', 'no_username', 'conflict'];
+
+/** The message for a single sign-on that came back refused (`?oidc_error=`), '' for none. */
+function ssoFailureKey(): string {
+  const reason = new URLSearchParams(window.location.search).get('oidc_error');
+  if (!reason) return '';
+  return `login.sso.${SSO_FAILURES.includes(reason) ? reason : 'refused'}`;
+}
 
 /** The translation key for a failed login or signup (429 and connection failures get their own). */
 function failureKey(err: unknown, mode: Mode): string {
@@ -45,7 +54,7 @@ export default function LoginPage() {
   const [confirm, setConfirm] = useState('');
   /** null until the server asks for a two-factor code after the password. */
   const [otp, setOtp] = useState<string | null>(null);
-  const [error, setError] = useState('');
+  const [error, setError] = useState(ssoFailureKey);
   const [busy, setBusy] = useState(false);
   const captchaRef = useRef<HTMLDivElement>(null);
   const captchaId = useRef<number | undefined>(undefined);
@@ -172,6 +181,11 @@ export default function LoginPage() {
           {busy && <span className="spinner" aria-hidden="true" />}
           <span className={busy ? 'button-label-hidden' : ''}>{t(mode === 'login' ? 'login.submit' : 'login.signup')}</span>
         </button>
+        {settings.OidcName && (
+          <a className="button button-flat login-sso" href={ssoLoginHref(settings.BaseURL, window.location.search)}>
+            {t('login.sso.signIn', { name: settings.OidcName })}
+          </a>
+        )}
         {settings.Signup && (
           <button type="button" className="link-button login-toggle" onClick={toggle}>
             {t(mode === 'login' ? 'login.createAnAccount' : 'login.loginInstead')}

@@ -1,7 +1,7 @@
 /** `fm config ...`: the instance settings, in the database a server may be using. */
 import fs from 'node:fs';
 import { Command } from 'commander';
-import type { Settings } from '../../api/settings.ts';
+import type { OidcConfig, Settings } from '../../api/settings.ts';
 import { UsageError } from '../../errors.ts';
 import { isGiven } from '../layers.ts';
 import { action, databasePath, ExitError, output, readInput, withServices, writeOutput } from '../run.ts';
@@ -38,7 +38,7 @@ Examples:
               }
               const { SettingsSchema } = await import('../../schemas/settings.ts');
               const { saveSettings } = await import('../../services/settings.ts');
-              const { next } = applySettingsFlags(SettingsSchema.parse({}), opts, isGiven(cmd, 'recaptcha'));
+              const { next } = applySettingsFlags(SettingsSchema.parse({}), opts, isGiven(cmd, 'recaptcha'), isGiven(cmd, 'oidc'));
               const saved = await saveSettings(services, next, { allowLaunchers: Boolean(opts.force) });
               await services.repos.settings.signingKey();
               output(cmd, saved, () => `initialised ${file}`);
@@ -63,6 +63,8 @@ Examples:
   fm config set --tus-chunk-size 10MB --tus-retry-count 3
   fm config set --exec --shell "bash -c"       (refused for launchers unless --force)
   fm config set --auth-method proxy --auth-header X-Forwarded-User
+  fm config set --oidc-issuer https://sso.example.com --oidc-client-id fm --oidc-client-secret S \\
+    --oidc-groups-claim groups --oidc-admin-group fm-admins --oidc-name "Company SSO"
   fm config set --no-perm-delete --locale de   (defaults for new users)`,
     )
     .action(
@@ -70,7 +72,7 @@ Examples:
         await withServices(cmd, async (services) => {
           const { saveSettings } = await import('../../services/settings.ts');
           const current = await services.repos.settings.get();
-          const { next, changed } = applySettingsFlags(current, opts, isGiven(cmd, 'recaptcha'));
+          const { next, changed } = applySettingsFlags(current, opts, isGiven(cmd, 'recaptcha'), isGiven(cmd, 'oidc'));
           if (!changed) throw new UsageError('nothing to set: give at least one option (see fm config set --help)');
           const saved = await saveSettings(services, next, { allowLaunchers: Boolean(opts.force) });
           output(cmd, saved, () => 'settings updated');
@@ -166,6 +168,11 @@ function onOff(v: boolean): string {
   return v ? 'on' : 'off';
 }
 
+function describeOidc(o: OidcConfig): string {
+  const admin = o.groupsClaim ? `, admins: ${o.adminGroup || '-'} in ${o.groupsClaim}` : '';
+  return `${o.name || 'OpenID Connect'}: ${o.issuer}, client ${o.clientId}, secret ${o.clientSecret ? '(set)' : '-'}, user from ${o.usernameClaim}${admin}`;
+}
+
 function describeSettings(s: Settings): string {
   const rc = s.auth.recaptcha;
   const d = s.defaults;
@@ -182,6 +189,7 @@ function describeSettings(s: Settings): string {
     ['auth header', s.auth.header || '-'],
     ['auth command', s.auth.command || '-'],
     ['recaptcha', rc ? `host ${rc.host}, key ${rc.key || '-'}, secret ${rc.secret ? '(set)' : '-'}` : 'off'],
+    ['single sign-on', s.auth.oidc ? describeOidc(s.auth.oidc) : 'off'],
     ['logout page', s.logoutPage],
     ['branding name', s.branding.name || '-'],
     ['branding theme', s.branding.theme || 'auto'],

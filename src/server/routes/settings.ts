@@ -1,6 +1,10 @@
-/** GET/PUT /api/settings (admins only). The auth method and its options are changed by the CLI only. */
+/**
+ * GET/PUT /api/settings (admins only). The auth method and its options are changed by the CLI
+ * only, but for single sign-on, which asks for the admin's current password (under json auth).
+ */
 import Router from '@koa/router';
-import { authenticate, requireAdmin } from '../middleware/auth.ts';
+import { authenticate, requestSettings, requireAdmin } from '../middleware/auth.ts';
+import { requestedOidc } from '../../services/settings.ts';
 import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { SettingsChangesSchema } from '../../schemas/settings.ts';
@@ -20,6 +24,12 @@ export function settingsRouter(): FmRouter {
 
   router.put('/api/settings', authenticate, requireAdmin, jsonBody(), validate(putInput), async (ctx) => {
     const { body, query } = inputOf(ctx, putInput);
+    // Whoever sets the provider decides who signs in as anyone: not a stolen session alone.
+    const settings = await requestSettings(ctx);
+    if (requestedOidc(body, settings.auth.oidc) !== undefined && ctx.services.auth.method(settings) === 'json') {
+      const given = typeof body.current_password === 'string' ? body.current_password : undefined;
+      await ctx.services.users.checkCurrentPassword(ctx.state.user!, given);
+    }
     await ctx.services.settings.change(body, { allowLaunchers: query.force });
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';

@@ -97,6 +97,7 @@ export function startupSettings(s: Settings, method: string, opts: PageOptions, 
     Theme: s.branding.theme,
     TusSettings: { chunkSize: s.tus.chunkSize, retryCount: s.tus.retryCount },
     Version: opts.version,
+    OidcName: s.auth.oidc && (method === 'json' || method === 'hook') ? s.auth.oidc.name || 'OpenID Connect' : '',
     WebDAVPath: opts.webdavPrefix ? `${opts.baseURL}${opts.webdavPrefix}/` : '',
   };
 }
