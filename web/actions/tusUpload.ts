@@ -59,21 +59,26 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
   const file = job.file!;
   const uploadPath = `/api/tus${encodePath(job.path)}`;
   const createPath = `${uploadPath}?override=${job.overwrite}`;
-  // A cancel while the upload is being created (before tus-js-client holds it, whose abort
-  // terminates it): the server may already have it, so it is terminated here.
   const terminate = () => void request(uploadPath, { method: 'DELETE', headers: { 'Tus-Resumable': '1.0.0' } }).catch(() => undefined);
+  // The creation is never aborted half-way: an aborted POST may still reach the server after
+  // the DELETE that was meant to undo it. A cancel meanwhile waits for the answer and then
+  // terminates what was created.
   let res: Response;
   try {
     res = await untilAnswered(o, () =>
       request(createPath, {
         method: 'POST',
         headers: { 'Upload-Length': String(file.size), 'Tus-Resumable': '1.0.0' },
-        signal: o.signal,
       }),
     );
   } catch (err) {
+    // No answer (the connection was lost, then the cancel came): it may exist all the same.
     if (o.signal.aborted) terminate();
     throw err;
+  }
+  if (o.signal.aborted) {
+    if (res.status === 201) terminate();
+    throw new DOMException('The upload was cancelled', 'AbortError');
   }
   if (res.status !== 201) throw new Error(`Failed to create an upload: ${res.status} ${res.statusText}`);
   // An empty file is complete at its creation.
@@ -95,6 +100,9 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
       metadata: { filename: baseName(job.path), filetype: file.type },
       // The token may be renewed during a long upload: read it for every request.
       onBeforeRequest: (req) => {
+        // Nothing goes out after a cancel: tus-js-client's abort does not stop a HEAD that has
+        // answered 404 (the upload just terminated) from creating the upload anew at `endpoint`.
+        if (o.signal.aborted) throw new DOMException('The upload was cancelled', 'AbortError');
         const token = o.token();
         if (token) req.setHeader('X-Auth', token);
       },
@@ -114,8 +122,8 @@ export async function sendFile(job: UploadEntry, o: SendOptions): Promise<void> 
       },
     });
     // tus-js-client's abort() settles nothing: a cancel ends the transfer here, and terminates the
-    // upload on the server itself (the manager only stops tus-js-client, whose abort(true) would
-    // skip the DELETE while its first HEAD is still on the way).
+    // upload on the server itself (the manager only stops tus-js-client, whose abort(true) skips
+    // the DELETE while it is still opening the file).
     o.signal.addEventListener(
       'abort',
       () => {
