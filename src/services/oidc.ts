@@ -4,12 +4,16 @@
  * fm user an ID token names, created on first login. The HTTP side is in routes/oidc.ts.
  */
 import crypto from 'node:crypto';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import type { OidcConfig, Settings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { exactName, exactUser, provisionOnce } from './provision.ts';
 import { allPermissions, type UserService } from './users.ts';
+
+/** openid-client loads on the first single sign-on, not at every start of fm. */
+let clientModule: Promise<typeof oidc> | undefined;
+const loadClient = () => (clientModule ??= import('openid-client'));
 
 /** Why a login failed, as the login page names it (`?oidc_error=`). */
 export type OidcFailure = 'off' | 'unavailable' | 'expired' | 'denied' | 'refused' | 'no_username' | 'conflict';
@@ -57,11 +61,13 @@ export class OidcService {
     const key = JSON.stringify([o.issuer, o.clientId, o.clientSecret]);
     if (this.cache?.key === key && Date.now() - this.cache.at < DISCOVERY_TTL_MS) return this.cache.config;
     const insecure = new URL(o.issuer).protocol === 'http:'; // only on loopback (checked when saved)
-    const config: Promise<oidc.Configuration> = oidc
-      .discovery(new URL(o.issuer), o.clientId, o.clientSecret || undefined, o.clientSecret ? undefined : oidc.None(), {
-        timeout: PROVIDER_TIMEOUT_S,
-        ...(insecure ? { execute: [oidc.allowInsecureRequests] } : {}),
-      })
+    const config: Promise<oidc.Configuration> = loadClient()
+      .then((client) =>
+        client.discovery(new URL(o.issuer), o.clientId, o.clientSecret || undefined, o.clientSecret ? undefined : client.None(), {
+          timeout: PROVIDER_TIMEOUT_S,
+          ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        }),
+      )
       .catch((err: unknown) => {
         if (this.cache?.config === config) this.cache = undefined; // not a newer discovery's
         throw new OidcError('unavailable', `discovery at ${o.issuer} failed: ${describe(err)}`);
@@ -74,18 +80,19 @@ export class OidcService {
   async start(settings: Settings, redirectUri: string, redirect?: string): Promise<{ url: string; flow: OidcFlow }> {
     const o = enabled(settings);
     const config = await this.configuration(o);
+    const client = await loadClient();
     const flow: OidcFlow = {
-      state: oidc.randomState(),
-      nonce: oidc.randomNonce(),
-      verifier: oidc.randomPKCECodeVerifier(),
+      state: client.randomState(),
+      nonce: client.randomNonce(),
+      verifier: client.randomPKCECodeVerifier(),
       expires: Date.now() + FLOW_LIFETIME_MS,
       ...(redirect ? { redirect } : {}),
     };
     const scopes = new Set(['openid', ...o.scopes.split(/\s+/).filter(Boolean)]);
-    const url = oidc.buildAuthorizationUrl(config, {
+    const url = client.buildAuthorizationUrl(config, {
       redirect_uri: redirectUri,
       scope: [...scopes].join(' '),
-      code_challenge: await oidc.calculatePKCECodeChallenge(flow.verifier),
+      code_challenge: await client.calculatePKCECodeChallenge(flow.verifier),
       code_challenge_method: 'S256',
       state: flow.state,
       nonce: flow.nonce,
@@ -103,9 +110,10 @@ export class OidcService {
     if (!flow || flow.expires < Date.now()) throw new OidcError('expired', 'no login in progress in this browser, or it took too long');
     if (callbackUrl.searchParams.get('state') !== flow.state) throw new OidcError('expired', 'the state does not match this browser’s login');
     const config = await this.configuration(o);
+    const client = await loadClient();
     let claims: oidc.IDToken | undefined;
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, callbackUrl, {
+      const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
         pkceCodeVerifier: flow.verifier,
         expectedState: flow.state,
         expectedNonce: flow.nonce,
@@ -113,7 +121,7 @@ export class OidcService {
       });
       claims = tokens.claims();
     } catch (err) {
-      if (err instanceof oidc.AuthorizationResponseError) throw new OidcError('denied', `the provider answered ${err.error}`);
+      if (err instanceof client.AuthorizationResponseError) throw new OidcError('denied', `the provider answered ${err.error}`);
       throw new OidcError(isNetworkError(err) ? 'unavailable' : 'refused', describe(err));
     }
     if (!claims) throw new OidcError('refused', 'no ID token');
