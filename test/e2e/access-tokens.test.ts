@@ -43,7 +43,8 @@ describe('access tokens on the profile page', () => {
     const token = await secret.inputValue();
     await card.getByText('Copy the token now: it is shown only this once.').waitFor();
     const row = card.getByRole('row', { name: /report sync/ });
-    expect(await row.getByRole('cell').allInnerTexts()).toEqual(expect.arrayContaining(['report sync', 'Read only', '/reports', 'Not yet']));
+    // The list refetches after the creation: wait for the row, then read it.
+    await expect.poll(() => row.getByRole('cell').allInnerTexts()).toEqual(expect.arrayContaining(['report sync', 'Read only', '/reports', 'Not yet']));
     // The form is ready for the next one.
     expect(await card.getByLabel('Name').inputValue()).toBe('');
 
