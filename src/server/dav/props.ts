@@ -16,7 +16,8 @@ import { mimeOf } from '../../services/files/types.ts';
 import type { DavLock } from '../../services/dav/locks.ts';
 import { hrefOf } from './hrefs.ts';
 import { etagAt, type DavRequest } from './request.ts';
-import { DAV_NS, davChild, elements, escapeXml, propElement, propKey, readXmlBody, sendDavError, sendMultistatus } from './xml.ts';
+import { DAV_NS, davChild, elements, escapeXml, propElement, propKey, readXmlBody, sendDavError, sendMultistatus, sendMultistatusBuffers } from './xml.ts';
+import { largeMemberResponses } from './propfind-large.ts';
 import type { FmContext } from '../types.ts';
 
 /** The live properties fm computes, in allprop order. */
@@ -63,7 +64,8 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
   const wanted = await readWanted(ctx);
   const withEtag = wanted.kind !== 'prop' || wanted.props.some((p) => p.ns === DAV_NS && p.name === 'getetag');
   const shared = req.share?.file;
-  const entries = shared ? await sharedFileEntries(req, shared, depth) : await folderEntries(ctx, req, depth, withEtag);
+  const target = shared ? undefined : await ctx.services.gate.resolve(req.access, req.virtual, 'read');
+  const entries = shared ? await sharedFileEntries(req, shared, depth) : [await selfEntry(target!, withEtag)];
   // Few files have dead properties: find which of these do once, then read only those. A
   // share's view shows none (the share page does not).
   const withProps = new Set<string>();
@@ -71,19 +73,24 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
     for (const k of await ctx.services.repos.deadProps.under(entries[0].real)) withProps.add(k);
     if (entries[0].abs !== entries[0].real) for (const k of await ctx.services.repos.deadProps.under(entries[0].abs)) withProps.add(k);
   }
+  const deadOf = async (e: Entry) => (withProps.has(e.abs) ? await ctx.services.repos.deadProps.get(e.abs) : {});
+  if (target?.isDir && depth === '1' && wanted.kind !== 'propname') {
+    const props =
+      wanted.kind === 'prop' ? wanted.props : LIVE.filter((n) => n !== 'supportedlock' && n !== 'lockdiscovery').map((name) => ({ ns: DAV_NS, name }));
+    const describeMember = async (e: Entry) => describe(ctx, req, e, wanted, await deadOf(e), true);
+    const members = await largeMemberResponses(ctx, req, target, { props, allprop: wanted.kind === 'allprop', withProps, describe: describeMember });
+    if (members) {
+      const self = describe(ctx, req, entries[0], wanted, await deadOf(entries[0]), false);
+      return sendMultistatusBuffers(ctx, [Buffer.from(self), ...members]);
+    }
+    entries.push(...(await childEntries(ctx, target, withEtag)));
+  }
   const out: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
-    out.push(describe(ctx, req, e, wanted, withProps.has(e.abs) ? await ctx.services.repos.deadProps.get(e.abs) : {}, i > 0));
+    out.push(describe(ctx, req, e, wanted, await deadOf(e), i > 0));
   }
   sendMultistatus(ctx, out);
-}
-
-async function folderEntries(ctx: FmContext, req: DavRequest, depth: string, withEtag: boolean): Promise<Entry[]> {
-  const target = await ctx.services.gate.resolve(req.access, req.virtual, 'read');
-  const entries: Entry[] = [await selfEntry(target, withEtag)];
-  if (depth === '1' && target.isDir) entries.push(...(await childEntries(ctx, target, withEtag)));
-  return entries;
 }
 
 /** A file share's view: its root is a folder holding the one file, under the file's name. */

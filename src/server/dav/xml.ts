@@ -188,6 +188,13 @@ export function sendMultistatus(ctx: FmContext, responses: string[] | string): v
   ctx.body = `${XML_HEAD}<D:multistatus xmlns:D="DAV:">${typeof responses === 'string' ? responses : responses.join('')}</D:multistatus>\n`;
 }
 
+/** Sends a 207 Multi-Status of `<D:response>` elements already in bytes. */
+export function sendMultistatusBuffers(ctx: FmContext, responses: Buffer[]): void {
+  ctx.status = 207;
+  ctx.type = 'application/xml; charset=utf-8';
+  ctx.body = Buffer.concat([Buffer.from(`${XML_HEAD}<D:multistatus xmlns:D="DAV:">`), ...responses, Buffer.from('</D:multistatus>\n')]);
+}
+
 /** Sends an error with a DAV: precondition element (RFC 4918 §16). */
 export function sendDavError(ctx: FmContext, status: number, condition: string): void {
   ctx.status = status;

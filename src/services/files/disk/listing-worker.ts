@@ -16,6 +16,7 @@ import type { FileType } from '../../../api/files.ts';
 import { itemJson, makeIsoTime, makeQuote } from '../listing-render.ts';
 import { goFileMode } from '../types.ts';
 import { readSmallBatch, type SmallReadJob, type SmallReadResult } from './small-files.ts';
+import { davBatch, type DavBatchJob, type DavBatchResult } from './dav-batch.ts';
 
 const LSTAT_BATCH = 1024;
 export const KIND_DIR = 1;
@@ -170,11 +171,15 @@ const deps = {
 const statBatch = (${statBatch.toString()});
 const renderBatch = (${renderBatch.toString()});
 const readSmallBatch = (${readSmallBatch.toString()});
+const davBatch = (${davBatch.toString()});
 parentPort.on('message', (job) => {
   try {
     if (job.op === 'read') {
       const r = readSmallBatch(deps, job);
       parentPort.postMessage({ id: job.id, result: r }, [r.status.buffer, r.num.buffer, r.data.buffer, r.off.buffer]);
+    } else if (job.op === 'dav') {
+      const r = davBatch(deps, job);
+      parentPort.postMessage({ id: job.id, result: r }, [r.frag.buffer, r.fragOff.buffer, r.kind.buffer]);
     } else if (job.op === 'stat') {
       const r = statBatch(deps, job);
       parentPort.postMessage({ id: job.id, result: r }, [r.num.buffer, r.kind.buffer]);
@@ -306,6 +311,25 @@ export function renderInWorkers(
     parts.map(async (s, p) => ({
       from: s.from,
       result: await pool[p].run<RenderResult>({ op: 'render', ...job, ...s.entries }).catch(() => renderBatch(mainRenderDeps, { ...job, ...s.entries })),
+    })),
+  );
+}
+
+/**
+ * Starts writing PROPFIND responses of a large folder in the workers (one slice each, with the
+ * slice's first index). Undefined, at once, when the folder is small or no worker is usable.
+ */
+export function renderDavInWorkers(
+  job: Omit<DavBatchJob, keyof EntryPaths>,
+  entries: EntryPaths,
+): Promise<Array<{ from: number; result: DavBatchResult }>> | undefined {
+  const pool = workersFor(entries.names.length);
+  if (!pool.length) return undefined;
+  const parts = slices(entries, pool.length);
+  return Promise.all(
+    parts.map(async (s, p) => ({
+      from: s.from,
+      result: await pool[p].run<DavBatchResult>({ op: 'dav', ...job, ...s.entries }).catch(() => davBatch(mainRenderDeps, { ...job, ...s.entries })),
     })),
   );
 }
