@@ -5,7 +5,7 @@ import { closePromptAtom, type ConflictChoice as Choice } from '../../state/prom
 import { useAction } from '../ui/useAction.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
 
-export function ReplaceRenamePrompt({ onChoose }: { onChoose: (choice: Choice) => Promise<void> }) {
+export function ReplaceRenamePrompt({ onChoose, message }: { onChoose: (choice: Choice) => Promise<void>; message?: string }) {
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const pick = (choice: Choice) => {
@@ -26,7 +26,7 @@ export function ReplaceRenamePrompt({ onChoose }: { onChoose: (choice: Choice) =
         </>
       }
     >
-      <p>{t('prompts.replaceRenameMessage')}</p>
+      <p>{message ?? t('prompts.replaceRenameMessage')}</p>
     </PromptFrame>
   );
 }
