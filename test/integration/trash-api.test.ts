@@ -230,6 +230,27 @@ describe('delete for good, empty, permissions, owners', () => {
   });
 });
 
+describe('access tokens', () => {
+  it('a read-only token lists but changes nothing; a token limited to a folder cannot use the trash', async () => {
+    makeTree(fm.root, { 't.txt': 't', sub: {} });
+    await del(admin, '/t.txt');
+    const [item] = await items();
+    const token = async (body: Record<string, unknown>) => {
+      const res = await admin.fetch('/api/tokens', { method: 'POST', json: { name: `t${Date.now()}`, ...body } });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { token: string }).token;
+    };
+    const bearer = (t: string, p: string, method = 'GET') => fetch(`${fm.url}${p}`, { method, headers: { Authorization: `Bearer ${t}` } });
+    const readOnly = await token({ readOnly: true });
+    expect((await bearer(readOnly, '/api/trash')).status).toBe(200);
+    expect((await bearer(readOnly, `/api/trash/${item.id}?action=restore`, 'POST')).status).toBe(403);
+    expect((await bearer(readOnly, '/api/trash', 'DELETE')).status).toBe(403);
+    const folder = await token({ path: '/sub' });
+    expect((await bearer(folder, '/api/trash')).status).toBe(403);
+    expect((await items()).map((i) => i.id)).toEqual([item.id]);
+  });
+});
+
 describe('crash safety: the trash reconciles what a crash left', () => {
   it('a record without its item is dropped; an item without a record is listed with what is known', async () => {
     makeTree(fm.root, { 'real.txt': 'r' });
