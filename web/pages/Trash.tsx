@@ -107,7 +107,7 @@ export default function TrashPage() {
             <table className="table">
               <thead>
                 <tr>
-                  <th scope="col">{t('trash.name')}</th>
+                  <th scope="col">{t('files.name')}</th>
                   <th scope="col">{t('trash.deletedAt')}</th>
                   <th scope="col">
                     <span className="visually-hidden">{t('settings.actions')}</span>
@@ -133,7 +133,7 @@ export default function TrashPage() {
                         {formatModified(item.deleted, tag, user.dateFormat)}
                       </time>
                       <span className="trash-detail">
-                        <span className="visually-hidden">{t('trash.size')}: </span>
+                        <span className="visually-hidden">{t('files.size')}: </span>
                         {formatSize(item.size, tag)}
                       </span>
                     </td>
