@@ -112,6 +112,14 @@ describe('the trash is hidden everywhere', () => {
     expect(body).not.toContain('in the trash');
   });
 
+  it('a share of a deleted item ends with the delete (the trash does not keep links)', async () => {
+    makeTree(fm.root, { 'shared.txt': 's' });
+    const s = await share(admin, '/shared.txt');
+    expect((await publicInfo(fm, s.hash)).status).toBe(200);
+    await del(admin, '/shared.txt');
+    expect((await publicInfo(fm, s.hash)).status).toBe(404);
+  });
+
   it('from a share of the whole root', async () => {
     const s = await share(admin, '/');
     const res = await publicInfo(fm, s.hash);

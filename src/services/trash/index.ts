@@ -223,11 +223,13 @@ export class TrashService {
     gate.checkPermission(await gate.access(user, await this.deps.repos.settings.get()), 'delete');
   }
 
-  /** Purges the items of every user older than the retention; none while the trash is off (0). */
+  /**
+   * Purges the items of every user older than the retention; none while the trash is off (0).
+   * Every bin is read, so this also reconciles them after a crash (disk/trash.ts `reconcile`).
+   */
   async purgeExpired(now = Date.now()): Promise<number> {
     const retention = (await this.deps.repos.settings.get()).trashRetention;
-    if (retention <= 0) return 0;
-    const before = now - retention * 1000;
+    const before = retention > 0 ? now - retention * 1000 : -Infinity;
     let n = 0;
     const owners = new Set<number>();
     for (const top of this.tops()) for (const uid of await binOwners(top)) owners.add(uid);
