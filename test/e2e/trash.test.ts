@@ -57,13 +57,15 @@ describe('the Trash page', () => {
     await page.getByRole('button', { name: 'Restore: plan.txt' }).click();
     const dialog = page.getByRole('dialog');
     await dialog.getByText('/docs/plan.txt already exists').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(tempDir('fm-shot-'), 'trash-clash.png') });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => dialog.count()).toBe(0);
     expect(await rows(page).count()).toBe(1);
 
     // Keep both: restored as "plan (1).txt".
     await page.getByRole('button', { name: 'Restore: plan.txt' }).click();
-    await dialog.getByRole('button', { name: 'Rename' }).click();
+    await dialog.getByRole('button', { name: 'Keep both' }).click();
     await page.getByText('The trash is empty').waitFor();
     expect(fs.readFileSync(home('docs/plan (1).txt'), 'utf8')).toBe('old plan');
 

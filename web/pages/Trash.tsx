@@ -51,6 +51,7 @@ export default function TrashPage() {
           name: 'replaceRename',
           props: {
             message: t('trash.clash', { path: displayName(item.path) }),
+            renameLabel: t('trash.keepBoth'),
             onChoose: (choice) => restore(item, choice === 'rename' ? 'rename' : 'override'),
           },
         });
