@@ -54,13 +54,15 @@ export class TrashService {
   private timer?: NodeJS.Timeout;
 
   constructor(private readonly deps: TrashDeps) {
-    for (const top of this.tops()) deps.gate.protect(path.join(top, TRASH_DIR));
+    this.tops();
   }
 
-  /** Where trash folders may be: the served root and every mount point inside it. */
+  /** Where trash folders may be: the served root and every mount point inside it (each trash folder protected by the gate). */
   private tops(): string[] {
     const root = this.deps.gate.root;
-    return root ? [root, ...mountsInside(root)] : [];
+    const tops = root ? [root, ...mountsInside(root)] : [];
+    for (const top of tops) this.deps.gate.protect(path.join(top, TRASH_DIR));
+    return tops;
   }
 
   /** The top of the file system holding `abs`'s folder: the deepest mount point above it, else the root. */
