@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { axeViolations } from '../helpers/axe.ts';
 import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
 import { PERMS } from '../integration/share-helpers.ts';
-import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
+import { PROJECT_ROOT, adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 
 describe('the Trash page', () => {
   const browser = useBrowser();
@@ -58,7 +58,7 @@ describe('the Trash page', () => {
     const dialog = page.getByRole('dialog');
     await dialog.getByText('/docs/plan.txt already exists').waitFor();
     expect(await axeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(tempDir('fm-shot-'), 'trash-clash.png') });
+    await page.screenshot({ path: path.join(PROJECT_ROOT, 'test-results', 'trash-clash.png') });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await expect.poll(() => dialog.count()).toBe(0);
     expect(await rows(page).count()).toBe(1);
@@ -115,7 +115,7 @@ describe('the Trash page', () => {
       expect(await axeViolations(page)).toEqual([]);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
       expect(overflow).toBeLessThanOrEqual(0);
-      await page.screenshot({ path: path.join(tempDir('fm-shot-'), `trash-${scheme}-${width}.png`) });
+      await page.screenshot({ path: path.join(PROJECT_ROOT, 'test-results', `trash-${scheme}-${width}.png`) });
     });
   }
 
