@@ -80,6 +80,25 @@ describe('the Trash page', () => {
     await expect.poll(() => rows(page).first().getByRole('cell').first().innerText()).toContain('plan (1).txt');
   });
 
+  it('what the file browser deletes shows up in the trash, and a restore brings it back to the listing', async () => {
+    fs.writeFileSync(home('notes.md'), 'notes');
+    const page = await browser.newPage({ width: 390, height: 844 });
+    await openLoggedIn(page, fm.url, erin.token, '/files/');
+    await page.getByRole('option', { name: 'notes.md' }).click();
+    await page.keyboard.press('Delete');
+    await page.getByRole('dialog', { name: 'Delete files' }).getByRole('button', { name: 'Delete' }).click();
+    await expect.poll(() => page.getByRole('option', { name: 'notes.md' }).count()).toBe(0);
+    expect(fs.existsSync(home('notes.md'))).toBe(false);
+
+    await page.getByRole('button', { name: 'Toggle sidebar' }).click();
+    await page.getByRole('link', { name: 'Trash' }).click();
+    await page.getByRole('button', { name: 'Restore: notes.md' }).click();
+    await page.getByText('The trash is empty').waitFor();
+    expect(fs.readFileSync(home('notes.md'), 'utf8')).toBe('notes');
+    await page.goto(`${fm.url}/files/`);
+    await page.getByRole('option', { name: 'notes.md' }).waitFor();
+  });
+
   it('deletes one item for good and empties the trash, by keyboard, after confirmation', async () => {
     for (const n of ['a.txt', 'b.txt']) {
       fs.writeFileSync(home(n), n);
