@@ -127,6 +127,8 @@ export interface Settings {
   maxUploadSize: number;
   /** Seconds after its last write at which an unfinished upload is discarded (default 24 h). */
   uploadExpiry: number;
+  /** Seconds a deleted item stays in the trash before it is purged (default 30 days); 0 = deletes remove at once. */
+  trashRetention: number;
 }
 
 /** Fills every hook trigger key so clients always see the full map. */

@@ -47,6 +47,8 @@ export interface ServicesOptions {
   create?: boolean;
   /** The database may be created with default settings (users add: scripts set up an instance before it starts). */
   createWithDefaults?: boolean;
+  /** The served root, for commands that act on files (fm trash); '' (none) otherwise. */
+  root?: string;
 }
 
 /**
@@ -62,7 +64,7 @@ export async function withServices<T>(cmd: Command, fn: (services: Services) => 
   const { ensureSettings } = await import('../services/setup.ts');
   return withDatabase(cmd, async (db) => {
     const services = createServices(db, {
-      root: '',
+      root: opts.root ?? '',
       tokenLifetime: 2 * 3600,
       auth: { noauth: false, trustedProxies: [] },
       log: {

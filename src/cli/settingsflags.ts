@@ -42,6 +42,11 @@ function duration(raw: string): number {
   }
 }
 
+/** The trash retention: a duration, or 0 (the trash off). */
+function retention(raw: string): number {
+  return /^\s*0+\s*[a-z]*\s*$/i.test(raw) ? 0 : duration(raw);
+}
+
 /** Parses a file mode written in octal: `0640`, `640`, `0o640`. */
 export function parseMode(raw: string): number {
   const m = /^\s*(?:0o?)?([0-7]{1,3})\s*$/i.exec(raw);
@@ -124,6 +129,7 @@ export function addSettingsOptions(cmd: Command): Command {
     .option('--no-resize-preview', 'preview images at full size')
     .addOption(new Option('--file-mode <mode>', 'mode of created files, octal (default 0640)').argParser(parseMode))
     .addOption(new Option('--dir-mode <mode>', 'mode of created folders, octal (default 0750)').argParser(parseMode))
+    .addOption(new Option('--trash-retention <duration>', 'deleted items stay in the trash this long, e.g. 30d (0 = delete at once)').argParser(retention))
     .option('--force', 'accept programs that launch other programs (sh, env, python ...) in the shell or allowlists');
   return addUserTemplateOptions(cmd);
 }
@@ -173,6 +179,7 @@ export interface SettingsFlagValues extends UserFlagValues {
   fileMode?: number;
   dirMode?: number;
   force?: boolean;
+  trashRetention?: number;
 }
 
 /**
@@ -209,6 +216,7 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
   assign(next, 'dirMode', o.dirMode);
   assign(next, 'maxUploadSize', o.maxUploadSize);
   assign(next, 'uploadExpiry', o.uploadExpiry);
+  assign(next, 'trashRetention', o.trashRetention);
 
   const auth = next.auth;
   assign(auth, 'header', o.authHeader);

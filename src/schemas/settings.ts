@@ -148,6 +148,11 @@ export const SettingsSchema = z.object({
     .int()
     .min(1)
     .default(24 * 60 * 60),
+  trashRetention: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(30 * 24 * 60 * 60),
 });
 sameType<z.output<typeof SettingsSchema>, Settings>(true);
 

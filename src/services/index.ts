@@ -23,6 +23,7 @@ import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
+import { TrashService } from './trash/index.ts';
 
 export interface ServiceOptions {
   /**
@@ -88,6 +89,8 @@ export interface Services {
    * Called by saveSettings (services/settings.ts) for the API and the CLI alike.
    */
   validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
+  /** Deleted items kept for restoring (services/trash). */
+  trash: TrashService;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
 }
@@ -137,6 +140,9 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const totp = new TotpService(repos, secretKeyFile(options));
   shares.attach(events);
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
+  const hooks = new ExecHookRunner(repos, gate, exec, options.log);
+  const trash = new TrashService({ gate, hooks, events, repos, log: options.log, dirSize: (abs) => searchIndex.dirSize(abs) });
+  closers.push(() => trash.close());
   const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
   const services: Services = {
     settings: new SettingsService({ repos, validateSettings }),
@@ -145,7 +151,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     searchIndex,
     previews,
     search: createSearchService(gate, searchIndex),
-    hooks: new ExecHookRunner(repos, gate, exec, options.log),
+    hooks,
     exec,
     validateSettings,
     shares,
@@ -153,6 +159,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
       await shares.userDeleted(user);
       await accessTokens.userDeleted(user);
       await totp.disable(user.id);
+      await trash.userDeleted(user);
     },
     uploads: createUploads(options, gate, closers, () => services),
     davLocks: createDavLocks(events, repos.deadProps),
@@ -170,6 +177,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     options,
     log: options.log,
     closers,
+    trash,
   };
   return services;
 }

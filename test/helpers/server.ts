@@ -151,6 +151,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   });
   print(`listening on ${running.url}`);
   services.uploads.start();
+  services.trash.start();
   if (flags.index) {
     void services.searchIndex.start();
     services.closers.push(() => services.searchIndex.close());

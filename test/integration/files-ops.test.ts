@@ -410,13 +410,15 @@ describe('large listings (rendered in worker threads)', () => {
 });
 
 describe('DELETE', () => {
-  it('removes a file and a whole tree with 204', async () => {
+  it('removes a file and a whole tree with 204 (the trash off; the trash is in trash-*.test.ts)', async () => {
+    await setSettings({ trashRetention: 0 });
     makeTree(fm.root, { 'a.txt': 'A', d: { e: { 'f.txt': 'f' } } });
     const r = await call('DELETE', '/a.txt');
     expect(r.status).toBe(204);
     expect(r.text).toBe('');
     expect((await call('DELETE', '/d')).status).toBe(204);
     expect(fs.readdirSync(fm.root)).toEqual([]);
+    await setSettings({ trashRetention: 30 * 86400 });
   });
 
   it('404 when missing, 403 for the root', async () => {

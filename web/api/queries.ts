@@ -20,6 +20,7 @@ export const keys = {
   shares: ['shares'] as const,
   tokens: ['tokens'] as const,
   settings: ['settings'] as const,
+  trash: ['trash'] as const,
 };
 
 /**

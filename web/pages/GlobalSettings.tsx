@@ -10,6 +10,7 @@ import { GeneralCard } from '../components/settings/GeneralSettingsCard.tsx';
 import { SettingsCard as Card } from '../components/settings/SettingsCard.tsx';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { SingleSignOnCard } from '../components/settings/SingleSignOnCard.tsx';
+import { TrashSettingsCard } from '../components/settings/TrashSettingsCard.tsx';
 import { UserForm } from '../components/settings/UserForm.tsx';
 import { defaultsData, draftFrom, type UserDraft } from '../lib/userDraft.ts';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
@@ -86,6 +87,7 @@ export default function GlobalSettingsPage() {
           <DefaultsCard s={s} />
           {s.enableExec && <CommandsCard s={s} />}
           {(s.authMethod === 'json' || s.authMethod === 'hook') && <SingleSignOnCard s={s} />}
+          <TrashSettingsCard s={s} />
         </div>
       )}
     </SettingsPage>

@@ -35,7 +35,7 @@ export type PromptSpec =
   /** Upload conflicts: Cancel, Continue (rename), Replace. */
   | { name: 'replace'; props: { onChoose: (choice: ConflictChoice) => Promise<void> } }
   /** Copy, move, paste and drop conflicts: Cancel, Rename, Replace. */
-  | { name: 'replaceRename'; props: { onChoose: (choice: ConflictChoice) => Promise<void> } }
+  | { name: 'replaceRename'; props: { onChoose: (choice: ConflictChoice) => Promise<void>; message?: string; renameLabel?: string } }
   | { name: 'error'; props?: { message?: string; failures?: ItemFailure[] } }
   | { name: 'share'; props: { item: ResourceItem } }
   | { name: 'upload'; props: { pick: (folder: boolean) => void } }

@@ -195,6 +195,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   // Modules kept out of the start-up path, loaded now so that the first login does not wait for them.
   void import('../../server/middleware/body.ts').then((m) => m.loadKoaBody()).catch(() => {});
   services.uploads.start();
+  services.trash.start();
   if (opts.index) {
     // The index builds in the background: the server answers at once, search walks until it is ready.
     void services.searchIndex.start();

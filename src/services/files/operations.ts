@@ -11,6 +11,7 @@ import { freeNameCandidates } from '../../api/files.ts';
 import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } from '../../errors.ts';
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
+import type { TrashService } from '../trash/index.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
 import { lstatOrMissing } from './disk/lookup.ts';
 import { placeFile } from './disk/place.ts';
@@ -23,6 +24,8 @@ export interface OperationServices {
   gate: Gate;
   hooks: HookRunner;
   events: FileEvents;
+  /** Where deletes go while the trash is on (settings.trashRetention > 0). */
+  trash?: Pick<TrashService, 'put'>;
 }
 
 export interface WriteInput {
@@ -118,12 +121,18 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   return { stat: placed.stat };
 }
 
-/** DELETE: a file, a link (never its target) or a whole folder, every descendant checked. */
+/**
+ * DELETE: a file, a link (never its target) or a whole folder, every descendant checked. With
+ * the trash on, the entry is moved into the user's trash instead (services/trash).
+ */
 export async function deleteResource(svc: OperationServices, access: Access, virtual: string): Promise<void> {
   const target = await svc.gate.resolve(access, virtual, 'delete', { allowRoot: false });
   await svc.gate.checkTree(target);
+  const trash = access.settings.trashRetention > 0 ? svc.trash : undefined;
   // The folder is opened after the before-hooks: what is removed is what the gate checked.
-  await svc.hooks.around(hookContext(access, 'delete', target.abs), () => svc.gate.withParent(target, { entry: true }, (dir, name) => removeEntry(dir, name)));
+  await svc.hooks.around(hookContext(access, 'delete', target.abs), () =>
+    trash ? trash.put(target) : svc.gate.withParent(target, { entry: true }, (dir, name) => removeEntry(dir, name)),
+  );
   await svc.events.emit('removed', { abs: target.abs, isDir: target.isDir, user: access.user });
 }
 
@@ -208,7 +217,7 @@ export async function setModified(svc: OperationServices, access: Access, virtua
 }
 
 /** The first free `name (n).ext` beside an existing destination (the contract's rule, src/api/files.ts). */
-async function freeName(dst: Target): Promise<string> {
+export async function freeName(dst: Target): Promise<string> {
   const dir = parentOf(dst.virtual);
   const parentAbs = path.dirname(dst.abs);
   for (const candidate of freeNameCandidates(baseName(dst.virtual), dst.isDir)) {

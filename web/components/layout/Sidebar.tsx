@@ -52,6 +52,7 @@ export function Sidebar({ open }: { open: boolean }) {
               </>
             )}
             <NavLink href="/settings" icon="settings" label={t('sidebar.settings')} />
+            <NavLink href="/trash" icon="trash" label={t('trash.title')} />
             {!settings.NoAuth && settings.LoginPage && <NavButton icon="logout" label={t('sidebar.logout')} onClick={() => void logout()} />}
           </>
         ) : (

@@ -5,7 +5,15 @@ import { closePromptAtom, type ConflictChoice as Choice } from '../../state/prom
 import { useAction } from '../ui/useAction.ts';
 import { CancelButton, PromptFrame, SubmitButton } from './PromptFrame.tsx';
 
-export function ReplaceRenamePrompt({ onChoose }: { onChoose: (choice: Choice) => Promise<void> }) {
+export function ReplaceRenamePrompt({
+  onChoose,
+  message,
+  renameLabel,
+}: {
+  onChoose: (choice: Choice) => Promise<void>;
+  message?: string;
+  renameLabel?: string;
+}) {
   const { t } = useTranslation();
   const close = useSetAtom(closePromptAtom);
   const pick = (choice: Choice) => {
@@ -19,14 +27,14 @@ export function ReplaceRenamePrompt({ onChoose }: { onChoose: (choice: Choice) =
       buttons={
         <>
           <CancelButton />
-          <SubmitButton label={t('buttons.rename')} autoFocus />
+          <SubmitButton label={renameLabel ?? t('buttons.rename')} autoFocus />
           <button type="button" className="button button-danger" onClick={() => pick('overwrite')}>
             {t('buttons.replace')}
           </button>
         </>
       }
     >
-      <p>{t('prompts.replaceRenameMessage')}</p>
+      <p>{message ?? t('prompts.replaceRenameMessage')}</p>
     </PromptFrame>
   );
 }
