@@ -26,6 +26,7 @@ import { tokensRouter } from './routes/tokens.ts';
 import { totpRouter } from './routes/totp.ts';
 import { oidcRouter } from './routes/oidc.ts';
 import { publicRouter } from './routes/public.ts';
+import { dropRouter } from './routes/drop.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
@@ -98,6 +99,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     totpRouter(),
     oidcRouter(opts.baseURL),
     publicRouter(),
+    dropRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -11,6 +11,7 @@ import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
 import { ShareService } from './shares.ts';
+import { DropService } from './drops/index.ts';
 import type { HookRunner } from './hooks.ts';
 import { PreviewService } from './previews.ts';
 import { createSearchService, type SearchService } from './search/index.ts';
@@ -90,6 +91,8 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+  /** Upload-only (drop) share links: uploads and their counters. */
+  drops: DropService;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -170,6 +173,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     options,
     log: options.log,
     closers,
+    drops: new DropService(repos, () => services),
   };
   return services;
 }
