@@ -181,6 +181,24 @@ describe('SHARE drop: plain uploads', () => {
     expect(fs.readFileSync(path.join(t.fm.root, 'alice/private.txt'), 'utf8')).toBe('private');
   });
 
+  it('refuses attempts to overwrite or to use other methods (400, 405), changing nothing', async () => {
+    resetInbox();
+    const s = await t.drop();
+    const override = await postDrop(t.fm, s.hash, 'kept.txt?override=true', 'evil');
+    expect(override.status).toBe(400);
+    expect(override.text).toMatch(/never replaces/);
+    for (const method of ['PUT', 'PATCH', 'DELETE']) {
+      const res = await fetch(`${t.fm.url}/api/public/upload/${s.hash}/kept.txt`, { method, body: method === 'DELETE' ? undefined : 'evil' });
+      expect(res.status, method).toBe(405);
+    }
+    const tus = await fetch(`${t.fm.url}/api/public/tus/${s.hash}/kept.txt?override=true`, {
+      method: 'POST',
+      headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '4' },
+    });
+    expect(tus.status).toBe(400);
+    expect(tree(t.inbox)).toEqual(inboxWith());
+  });
+
   it('needs a declared length (411), writing nothing', async () => {
     resetInbox();
     const s = await t.drop();

@@ -11,6 +11,7 @@ import { BadRequestError, FmError, NotFoundError, UnsupportedMediaTypeError } fr
 import { encodePath } from '../../services/files/paths.ts';
 import type { DropTarget } from '../../services/drops/index.ts';
 import { PublicQuerySchema } from '../../schemas/files.ts';
+import { queryFlag } from '../../schemas/request.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { basePrefix, byteCount, MAX_METADATA, OFFSET_TYPE, options, setStatusHeaders, tusHeaders } from './tus.ts';
 import type { FmContext, FmRouter } from '../types.ts';
@@ -24,6 +25,7 @@ const dropInput = {
       .string()
       .regex(/^[0-9a-f]{40}$/, 'is not an upload id')
       .optional(),
+    override: queryFlag,
   }),
 };
 
@@ -39,7 +41,8 @@ function hashAndName(ctx: FmContext, prefix: string): { hash: string; name: stri
 /** Opens the link for the name in the URL; a request about an upload of a link that is gone removes that upload. */
 async function openDrop(ctx: FmContext, prefix: string): Promise<DropTarget> {
   const { hash, name } = hashAndName(ctx, prefix);
-  const { token, id } = inputOf(ctx, dropInput).query;
+  const { token, id, override } = inputOf(ctx, dropInput).query;
+  if (override) throw new BadRequestError('override: a drop link never replaces a file (a name that exists becomes "name (1).ext")');
   const header = ctx.get('X-SHARE-PASSWORD');
   try {
     return await ctx.services.drops.open(hash, name, { password: header === '' ? undefined : header, token: token || undefined, ip: ctx.ip });

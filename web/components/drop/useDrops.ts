@@ -30,9 +30,11 @@ export function useDrops(hash: string, token: string): { items: DropItem[]; add(
   const [items, setItems] = useState<Queued[]>([]);
   const nextId = useRef(1);
   const busy = useRef(false);
-  const stop = useRef(new AbortController());
+  // Leaving the page stops what is being sent (tus-js-client keeps its URL for a later visit).
+  const stop = useRef<AbortController | null>(null);
   useEffect(() => {
-    const controller = stop.current;
+    const controller = new AbortController();
+    stop.current = controller;
     return () => controller.abort();
   }, []);
 
@@ -41,7 +43,8 @@ export function useDrops(hash: string, token: string): { items: DropItem[]; add(
   // Sends the first queued file whenever none is being sent.
   useEffect(() => {
     const next = items.find((i) => i.status === 'queued');
-    if (busy.current || !next) return;
+    const signal = stop.current?.signal;
+    if (busy.current || !next || !signal) return;
     busy.current = true;
     update(next.id, { status: 'sending' });
     sendDrop({
@@ -49,7 +52,7 @@ export function useDrops(hash: string, token: string): { items: DropItem[]; add(
       token,
       file: next.file,
       path: next.path,
-      signal: stop.current.signal,
+      signal,
       progress: (sent) => update(next.id, { sent }),
       resumed: () => update(next.id, { resumed: true }),
     })
