@@ -144,6 +144,17 @@ describe('SHARE drop: plain uploads', () => {
     expect(listed.received!.last).toBeGreaterThanOrEqual(before);
   });
 
+  it('takes a name that is not UTF-8 (its bytes escaped as fm spells them) and an empty file', async () => {
+    resetInbox();
+    const s = await t.drop();
+    // U+F7E9 is fm's spelling of the byte 0xE9 (src/services/files/disk/names.ts).
+    for (let i = 0; i < 2; i++) expect((await postDrop(t.fm, s.hash, 'caf%EF%9F%A9.txt', 'latin-1')).status).toBe(201);
+    expect((await postDrop(t.fm, s.hash, 'empty.txt', '')).status).toBe(201);
+    const names = fs.readdirSync(t.inbox, { encoding: 'buffer' }).map((b) => b.toString('latin1'));
+    expect(names.sort()).toEqual(['caf\xe9 (1).txt', 'caf\xe9.txt', 'empty.txt', 'kept.txt']);
+    expect(fs.readFileSync(path.join(t.inbox, 'empty.txt'), 'utf8')).toBe('');
+  });
+
   it('creates the folders of a folder drop inside the shared folder', async () => {
     resetInbox();
     const s = await t.drop();

@@ -125,6 +125,15 @@ describe('SHARE drop over tus', () => {
     expect(tree(t.inbox)).toEqual({ 'kept.txt': 'already there', 'three.bin': '333' });
   });
 
+  it('places an empty file at its creation, under a free name, and counts it', async () => {
+    resetInbox();
+    const s = await t.drop();
+    await create(s.hash, 'kept.txt', 0);
+    expect(tree(t.inbox)).toEqual({ 'kept.txt': 'already there', 'kept (1).txt': '' });
+    expect(await receivedOf(s.hash)).toMatchObject({ files: 1, bytes: 0 });
+    expect(stagingFiles(t.staging)).toEqual([]);
+  });
+
   it('refuses bad names (400) and keeps nothing in staging', async () => {
     const s = await t.drop();
     for (const name of ['..', '%2e%2e/x', 'a/../../x', '/x', 'a//b']) {
