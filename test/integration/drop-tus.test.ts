@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicInfo, type ShareDto } from './share-helpers.ts';
+import { PERMS, publicInfo, type ShareDto, updateUser } from './share-helpers.ts';
 import { type DropFm, stagingFiles, startDropFm, tree, tusDrop } from './drop-helpers.ts';
 import { OFFSET_TYPE, sha256, sha256File, testBytes } from './tus-helpers.ts';
 
@@ -132,6 +132,22 @@ describe('SHARE drop over tus', () => {
     expect(tree(t.inbox)).toEqual({ 'kept.txt': 'already there', 'kept (1).txt': '' });
     expect(await receivedOf(s.hash)).toMatchObject({ files: 1, bytes: 0 });
     expect(stagingFiles(t.staging)).toEqual([]);
+  });
+
+  it("re-checks the owner's create permission at every chunk (403), and goes on once it is back", async () => {
+    resetInbox();
+    const s = await t.drop();
+    const location = await create(s.hash, 'slow.bin', 6);
+    expect((await patch(location, 0, Buffer.from('abc'))).status).toBe(204);
+    await updateUser(t.admin, t.fm, t.alice.id, { perm: { ...PERMS, create: false } });
+    try {
+      expect((await patch(location, 3, Buffer.from('def'))).status).toBe(403);
+      expect((await tusDrop(t.fm, 'HEAD', location)).status).toBe(403);
+    } finally {
+      await updateUser(t.admin, t.fm, t.alice.id, { perm: PERMS });
+    }
+    expect((await patch(location, 3, Buffer.from('def'))).status).toBe(204);
+    expect(tree(t.inbox)).toEqual({ 'kept.txt': 'already there', 'slow.bin': 'abcdef' });
   });
 
   it('refuses bad names (400) and keeps nothing in staging', async () => {
