@@ -71,6 +71,7 @@ describe('drop links', () => {
     await dialog.getByRole('button', { name: 'Share' }).click();
     const links = dialog.getByRole('list', { name: 'Share links' });
     await links.getByText('Files received: 0').waitFor();
+    await shot(page, 'drop-dialog-list');
     const link = (await admin.json<ShareDto[]>('/api/shares')).find((s) => s.uploadOnly)!;
     expect(link.limits).toEqual({ maxFiles: 5, maxFileSize: 1024 * 1024 });
 
@@ -139,6 +140,8 @@ describe('drop links', () => {
     expect(await list.locator('[data-status=done]').count()).toBe(2);
     await list.getByRole('alert').filter({ hasText: 'This link accepts no more files.' }).waitFor();
     await page.getByText('Files: 0 of 2 left').waitFor();
+    await shot(page, 'drop-page-limit');
+    expect(await axeViolations(page)).toEqual([]);
     const arrived = fs.readdirSync(inbox(), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
     expect(arrived).toHaveLength(3);
     expect(fs.existsSync(path.join(inbox(), 'album'))).toBe(true);
