@@ -97,9 +97,8 @@ describe('drop links', () => {
     expect(await page.getByText('kept.txt').count()).toBe(0);
 
     // The keyboard reaches the file picker.
-    await page.getByRole('button', { name: 'Choose files' }).focus();
     const chooser = page.waitForEvent('filechooser');
-    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Choose files' }).press('Enter');
     await (await chooser).setFiles([
       { name: 'kept.txt', mimeType: 'text/plain', buffer: Buffer.from('from the visitor') },
       { name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# notes') },
@@ -185,6 +184,34 @@ describe('drop links', () => {
         .update(fs.readFileSync(path.join(inbox(), 'big.bin')))
         .digest('hex'),
     ).toBe(crypto.createHash('sha256').update(data).digest('hex'));
+  });
+
+  it('retries a failed upload from the keyboard, going on from where it stopped', async () => {
+    resetInbox();
+    const link = await makeDrop();
+    const file = path.join(files, 'retry.bin');
+    const data = crypto.randomBytes(256 * 1024);
+    fs.writeFileSync(file, data);
+    const page = await browser.newPage();
+    browser.allowConsoleError(/ERR_CONNECTION_RESET|ERR_FAILED/);
+    let patches = 0;
+    await page.route('**/api/public/tus/**', (route) =>
+      route.request().method() === 'PATCH' && ++patches === 2 ? route.abort('connectionreset') : route.continue(),
+    );
+    await page.goto(`${fm.url}/share/${link.hash}`);
+    await page.locator('input[data-drop=files]').setInputFiles(file);
+    const list = page.getByRole('list', { name: 'Uploads' });
+    await list.locator('[data-status=failed]').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    const offsets: string[] = [];
+    page.on('request', (r) => {
+      if (r.method() === 'PATCH') offsets.push(r.headers()['upload-offset']);
+    });
+    await list.getByRole('button', { name: 'Send retry.bin again' }).focus();
+    await page.keyboard.press('Enter');
+    await list.locator('[data-status=done]').waitFor();
+    expect(offsets[0]).toBe(String(64 * 1024));
+    expect(fs.readFileSync(path.join(inbox(), 'retry.bin')).equals(data)).toBe(true);
   });
 
   it('passes axe in dark and at 390 px', async () => {

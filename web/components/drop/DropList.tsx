@@ -5,6 +5,7 @@ import { useLocaleTag } from '../../i18n/index.ts';
 import { errorMessageKey } from '../../lib/errorMessage.ts';
 import { formatSize } from '../../lib/format.ts';
 import { displayName } from '../../lib/names.ts';
+import { IconButton } from '../ui/Button.tsx';
 import { Icon } from '../ui/Icon.tsx';
 import type { DropItem } from './useDrops.ts';
 
@@ -20,7 +21,7 @@ function failureKey(f: DropFailure): string {
   return LIMIT_KEYS[f.code] ?? errorMessageKey(f.status, f.code) ?? 'errors.internal';
 }
 
-export function DropList({ items }: { items: DropItem[] }) {
+export function DropList({ items, onRetry }: { items: DropItem[]; onRetry: (id: number) => void }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
   if (items.length === 0) return null;
@@ -45,6 +46,9 @@ export function DropList({ items }: { items: DropItem[] }) {
                   ? t('drop.resuming', { percent })
                   : t(`drop.status.${item.status}`, { percent })}
             </span>
+            {item.status === 'failed' && (
+              <IconButton icon="retry" label={t('drop.retry', { name: label })} className="drop-item-retry" onClick={() => onRetry(item.id)} />
+            )}
           </li>
         );
       })}

@@ -17,7 +17,7 @@ import { useDrops } from './useDrops.ts';
 export function DropPage({ hash, token, info }: { hash: string; token: string; info: DropInfo }) {
   const { t } = useTranslation();
   const tag = useLocaleTag();
-  const { items, add } = useDrops(hash, token);
+  const { items, add, retry } = useDrops(hash, token);
   const [over, setOver] = useState(false);
   const files = useRef<HTMLInputElement>(null);
   const folder = useRef<HTMLInputElement>(null);
@@ -87,7 +87,7 @@ export function DropPage({ hash, token, info }: { hash: string; token: string; i
             onChange={() => onPick(folder.current)}
           />
         </div>
-        <DropList items={items} />
+        <DropList items={items} onRetry={retry} />
       </div>
     </section>
   );

@@ -25,7 +25,7 @@ interface Queued extends DropItem {
   file: File;
 }
 
-export function useDrops(hash: string, token: string): { items: DropItem[]; add(picked: PickedFile[]): void } {
+export function useDrops(hash: string, token: string): { items: DropItem[]; add(picked: PickedFile[]): void; retry(id: number): void } {
   const queryClient = useQueryClient();
   const [items, setItems] = useState<Queued[]>([]);
   const nextId = useRef(1);
@@ -84,5 +84,8 @@ export function useDrops(hash: string, token: string): { items: DropItem[]; add(
     setItems((list) => [...list, ...added]);
   }, []);
 
-  return { items, add };
+  // Sent again from where the server's copy stopped (tus-js-client finds the upload it made).
+  const retry = useCallback((id: number) => update(id, { status: 'queued', failure: undefined }), [update]);
+
+  return { items, add, retry };
 }
