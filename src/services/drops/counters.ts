@@ -54,7 +54,7 @@ export class DropCounters {
       if (id !== undefined) {
         this.creating.add(id);
         drop.reserved[id] = bytes;
-        await this.repos.shares.update(share);
+        await this.save(share);
         return undefined;
       }
       const key = Symbol(hash);
@@ -75,7 +75,7 @@ export class DropCounters {
       drop.files += 1;
       drop.bytes += bytes;
       drop.last = nowSeconds();
-      await this.repos.shares.update(share);
+      await this.save(share);
     }).catch((err) => {
       // The link was deleted meanwhile: the file is there, there is nothing left to count.
       if (!(err instanceof NotFoundError)) throw err;
@@ -90,7 +90,7 @@ export class DropCounters {
     }
     await this.locked(hash, async (share, drop) => {
       this.forget(hash, drop, id);
-      await this.repos.shares.update(share);
+      await this.save(share);
     }).catch((err) => {
       if (!(err instanceof NotFoundError)) throw err;
     });
@@ -108,7 +108,7 @@ export class DropCounters {
       delete drop.reserved[id];
       pruned = true;
     }
-    if (pruned) await this.repos.shares.update(share);
+    if (pruned) await this.save(share);
     const held = [...Object.values(drop.reserved), ...(this.inFlight.get(share.hash)?.values() ?? [])];
     const limits = pickLimits(drop);
     const left: DropLimits = {};
@@ -137,13 +137,29 @@ export class DropCounters {
     return held;
   }
 
+  /**
+   * Runs `fn` in the link's queue: deleting a link through it (DropService.removeLink) cannot
+   * fall between a read of the record and its write, which would bring the link back.
+   */
+  exclusive<T>(hash: string, fn: () => Promise<T>): Promise<T> {
+    return this.queued(hash, fn);
+  }
+
+  /** Writes a changed record unless the link was removed meanwhile by a path outside the queue (file events). */
+  private async save(share: ShareRecord): Promise<void> {
+    if (await this.repos.shares.get(share.hash)) await this.repos.shares.update(share);
+  }
+
   /** Runs `fn` on the link's current record, after every earlier change to the same link. */
   private locked<T>(hash: string, fn: (share: ShareRecord, drop: DropState) => Promise<T>): Promise<T> {
-    const run = async () => {
+    return this.queued(hash, async () => {
       const share = await this.repos.shares.get(hash);
       if (!share?.drop) throw new NotFoundError('share not found');
       return fn(share, share.drop);
-    };
+    });
+  }
+
+  private queued<T>(hash: string, run: () => Promise<T>): Promise<T> {
     const previous = this.queues.get(hash) ?? Promise.resolve();
     const result = previous.then(run, run);
     const tail = result.then(

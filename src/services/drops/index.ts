@@ -19,7 +19,7 @@ import type { Services } from '../index.ts';
 import type { OpenShare, ShareCredentials } from '../shares.ts';
 import type { UploadStatus } from '../uploads/index.ts';
 import { randomUploadId } from '../uploads/staging.ts';
-import type { ShareRecord } from '../../storage/repos/shares.ts';
+import type { UserRecord } from '../../storage/repos/users.ts';
 import { DropCounters } from './counters.ts';
 import { dropPath } from './names.ts';
 
@@ -129,9 +129,14 @@ export class DropService {
     await this.deps().uploads.discard({ id, tag: hash });
   }
 
-  /** A deleted drop link takes its unfinished uploads with it. */
-  async linkRemoved(share: ShareRecord): Promise<void> {
-    for (const id of Object.keys(share.drop?.reserved ?? {})) await this.linkGone(share.hash, id);
+  /**
+   * Deletes a link for its owner or an admin (DELETE /api/share/{hash}) in the link's counter
+   * queue, so an upload finishing at that moment cannot write the record back; a drop link's
+   * unfinished uploads go with it.
+   */
+  async removeLink(viewer: UserRecord, hash: string): Promise<void> {
+    const removed = await this.counters.exclusive(hash, () => this.deps().shares.remove(viewer, hash));
+    for (const id of Object.keys(removed.drop?.reserved ?? {})) await this.linkGone(removed.hash, id);
   }
 
   private async counted(drop: DropTarget, id: string, status: UploadStatus): Promise<UploadStatus> {
