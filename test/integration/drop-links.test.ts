@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runFm } from '../helpers/cli.ts';
 import { withDb } from '../helpers/http-raw.ts';
 import { PERMS, publicInfo, share, updateUser, type ShareDto } from './share-helpers.ts';
 import { type DropFm, postDrop, startDropFm, tree } from './drop-helpers.ts';
@@ -153,6 +154,16 @@ describe('SHARE drop: plain uploads', () => {
     const names = fs.readdirSync(t.inbox, { encoding: 'buffer' }).map((b) => b.toString('latin1'));
     expect(names.sort()).toEqual(['caf\xe9 (1).txt', 'caf\xe9.txt', 'empty.txt', 'kept.txt']);
     expect(fs.readFileSync(path.join(t.inbox, 'empty.txt'), 'utf8')).toBe('');
+  });
+
+  it('fm shares ls shows what a drop link received', async () => {
+    resetInbox();
+    const s = await t.drop();
+    expect((await postDrop(t.fm, s.hash, 'cli.txt', 'cli')).status).toBe(201);
+    const r = await runFm(['--database', t.fm.dbFile, 'shares', 'ls']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^HASH\s+USER\s+EXPIRES\s+PASSWORD\s+PATH\s+UPLOAD-ONLY/);
+    expect(r.stdout.split('\n').find((l) => l.startsWith(s.hash))).toMatch(/\/inbox\s+1 file\(s\), last \d{4}-\d\d-\d\dT/);
   });
 
   it('creates the folders of a folder drop inside the shared folder', async () => {
