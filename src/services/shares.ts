@@ -146,7 +146,8 @@ export class ShareService {
    * (op 'share': share and download permission, scope, rules, symlinks) to the same object.
    * A folder share is then rooted at the folder and the subpath resolved for 'download'.
    * `as` says what the request does: 'view' (list, download, preview) refuses an upload-only
-   * link, 'drop' (upload) refuses any other, 'info' accepts both (403, after the password).
+   * link and 'drop' (upload) any other, both with a 403 after the password check; 'info' (the
+   * share page's first call) accepts both. A drop link resolves no subpath.
    */
   async open(hash: string, subpath: string, creds: ShareCredentials, as: ShareUse = 'view'): Promise<OpenShare> {
     const share = await this.repos.shares.get(hash);

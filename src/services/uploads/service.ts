@@ -41,7 +41,7 @@ export interface CreateInput {
   freeName?: boolean;
 }
 
-/** An upload addressed by id (services/drops.ts): only requests with the same tag reach it. */
+/** An upload addressed by id (drop links, services/drops/): only requests with the same tag reach it. */
 export interface UploadRef {
   id: string;
   tag: string;
@@ -109,14 +109,13 @@ export class UploadService {
 
   /**
    * Creates an upload for a target resolved with the `create` op. Checks, in order: folder
-   * (400), existing file without override (409), override without modify (403) (none of the
-   * three for a free-name upload), the instance
-   * maximum (413), free space (507). A zero-length upload is finished at once.
+   * (400), existing file without override (409), override without modify (403) (none of these
+   * three for a free-name upload, whose name is settled when it finishes), the instance maximum
+   * (413), free space (507). A zero-length upload is finished at once.
    */
   async create(target: Target, input: CreateInput): Promise<UploadStatus> {
     const { access } = target;
     const settings = access.settings;
-    // A free-name upload settles its name when it finishes.
     if (target.isDir && !input.freeName) throw new BadRequestError('a folder exists at that path');
     if (target.exists && !input.override && !input.freeName) throw new ConflictError('a file with that name exists');
     if (target.exists && !input.freeName) {
