@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
-import { withDb } from '../helpers/http-raw.ts';
+import { patchSettings, withDb } from '../helpers/http-raw.ts';
 import { PERMS, publicInfo, share, updateUser, type ShareDto } from './share-helpers.ts';
 import { type DropFm, postDrop, startDropFm, tree } from './drop-helpers.ts';
 
@@ -253,6 +253,22 @@ describe('SHARE drop: limits', () => {
     expect((await postDrop(t.fm, s.hash, 'c.bin', 'x'.repeat(5))).status).toBe(201);
     expect(Object.keys(tree(t.inbox)).sort()).toEqual(['a.bin', 'c.bin', 'kept.txt']);
     expect((await (await publicInfo(t.fm, s.hash)).json()).left).toEqual({ maxFileSize: 10, maxBytes: 0 });
+  });
+
+  it("holds the instance's upload limit too, by POST and by tus (413 before any byte)", async () => {
+    resetInbox();
+    const s = await t.drop();
+    await patchSettings(t.fm.dbFile, (x) => ({ ...x, maxUploadSize: 5 }));
+    try {
+      expect((await postDrop(t.fm, s.hash, 'big.txt', 'x'.repeat(6))).status).toBe(413);
+      const tus = await fetch(`${t.fm.url}/api/public/tus/${s.hash}/big.txt`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '6' } });
+      expect(tus.status).toBe(413);
+      expect((await postDrop(t.fm, s.hash, 'small.txt', 'x'.repeat(5))).status).toBe(201);
+    } finally {
+      await patchSettings(t.fm.dbFile, (x) => ({ ...x, maxUploadSize: 0 }));
+    }
+    expect(tree(t.inbox)).toEqual(inboxWith({ 'small.txt': 'xxxxx' }));
+    expect((await sharesOf()).find((x) => x.hash === s.hash)!.received).toMatchObject({ files: 1, bytes: 5 });
   });
 
   it('lets only one of two uploads at once pass a limit of one file', async () => {
