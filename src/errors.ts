@@ -6,7 +6,7 @@
 
 /** The finer codes a 400/403/409 may carry instead of its status's generic one (the UI translates each). */
 export type BadRequestCode = 'bad_request' | 'invalid_input';
-export type ForbiddenCode = 'forbidden' | 'permission_required' | 'denied_by_rule' | 'outside_scope' | 'otp_invalid';
+export type ForbiddenCode = 'forbidden' | 'permission_required' | 'denied_by_rule' | 'outside_scope' | 'otp_invalid' | 'upload_only' | 'not_upload_only';
 export type ConflictCode = 'conflict' | 'exists';
 export class FmError extends Error {
   /** HTTP status this error maps to. */

@@ -29,6 +29,42 @@ export interface ShareDto {
   hasPassword: boolean;
   /** Filled for admins, who see every user's links. */
   username?: string;
+  /** An upload-only (drop) link: visitors can upload into the folder, never list or download. */
+  uploadOnly?: boolean;
+  /** A drop link's limits (absent: unlimited). */
+  limits?: DropLimits;
+  /** What arrived through a drop link. */
+  received?: DropReceived;
+}
+
+/** Optional limits of a drop link, each a positive whole number. */
+export interface DropLimits {
+  /** Total bytes the link accepts. */
+  maxBytes?: number;
+  /** Files the link accepts. */
+  maxFiles?: number;
+  /** Bytes of the largest file. */
+  maxFileSize?: number;
+}
+
+/** What a drop link received so far. */
+export interface DropReceived {
+  files: number;
+  bytes: number;
+  /** Epoch seconds of the last finished upload; 0 before the first. */
+  last: number;
+}
+
+/** GET /api/public/share/{hash} of a drop link: its name and limits, never its items. */
+export interface DropInfo {
+  uploadOnly: true;
+  /** The shared folder's name. */
+  name: string;
+  limits: DropLimits;
+  /** The limits' room left, so the page can refuse a file before sending it. */
+  left: DropLimits;
+  /** Present when the link has a password (for follow-up requests). */
+  token?: string;
 }
 
 /** A validated POST /api/share body. */
@@ -37,6 +73,22 @@ export interface ShareRequest {
   /** Duration in `unit`s; 0 = permanent. */
   expires: number;
   unit: ShareUnit;
+  /** Make an upload-only (drop) link (folders only). */
+  uploadOnly?: boolean;
+  limits?: DropLimits;
+}
+
+/** The drop limits' names, in the order the share dialog shows them. */
+export const DROP_LIMIT_NAMES = ['maxFiles', 'maxFileSize', 'maxBytes'] as const satisfies readonly (keyof DropLimits)[];
+
+/** The limits set in `from` (a record or a request body), without the absent ones. */
+export function pickLimits(from: { [K in keyof DropLimits]?: number | null }): DropLimits {
+  const limits: DropLimits = {};
+  for (const name of DROP_LIMIT_NAMES) {
+    const v = from[name];
+    if (typeof v === 'number') limits[name] = v;
+  }
+  return limits;
 }
 
 /**

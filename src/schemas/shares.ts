@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   DEFAULT_SHARE_UNIT,
+  pickLimits,
   MAX_SHARE_DURATION,
   MAX_SHARE_LIFETIME,
   MAX_SHARE_LIFETIME_TEXT,
@@ -32,6 +33,15 @@ const unit = z.string({ error: 'must be seconds, minutes, hours or days' }).tran
 
 const nullish = <S extends z.ZodType>(s: S) => s.nullish().transform((v) => v ?? undefined);
 
+/** A drop limit: a positive whole number (bytes or files); null or absent is no limit. */
+const limit = nullish(
+  z
+    .number({ error: 'must be a positive whole number' })
+    .int('must be a positive whole number')
+    .positive('must be a positive whole number')
+    .max(Number.MAX_SAFE_INTEGER, 'is too large'),
+);
+
 /** The JSON body: every field optional (a missing or null body is `{}`). */
 export const ShareBodySchema = z.preprocess(
   (b) => b ?? {},
@@ -40,6 +50,10 @@ export const ShareBodySchema = z.preprocess(
       password: nullish(z.string({ error: 'must be a string' }).refine((p) => new TextEncoder().encode(p).length <= 72, 'is longer than 72 bytes')),
       expires: nullish(expires),
       unit: nullish(unit),
+      uploadOnly: nullish(z.boolean({ error: 'must be true or false' })),
+      maxBytes: limit,
+      maxFiles: limit,
+      maxFileSize: limit,
     },
     { error: 'the body must be a JSON object' },
   ),
@@ -59,6 +73,13 @@ export function shareRequest(body: z.output<typeof ShareBodySchema>, query: z.ou
     expires: body.expires ?? query.expires ?? 0,
     unit: body.unit ?? query.unit ?? DEFAULT_SHARE_UNIT,
   };
+  const limits = pickLimits(body);
+  if (body.uploadOnly) {
+    req.uploadOnly = true;
+    req.limits = limits;
+  } else if (Object.keys(limits).length) {
+    throw new BadRequestError('maxBytes, maxFiles and maxFileSize apply to upload-only links ("uploadOnly": true)');
+  }
   if (!withinShareLifetime(req.expires, req.unit)) {
     const most = Math.floor(MAX_SHARE_LIFETIME / SHARE_UNITS[req.unit]);
     throw new BadRequestError(`expires: a link lives at most ${MAX_SHARE_LIFETIME_TEXT} (${most} ${req.unit})`);

@@ -27,6 +27,7 @@ import { totpRouter } from './routes/totp.ts';
 import { oidcRouter } from './routes/oidc.ts';
 import { publicRouter } from './routes/public.ts';
 import { trashRouter } from './routes/trash.ts';
+import { dropRouter } from './routes/drop.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
@@ -100,6 +101,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     oidcRouter(opts.baseURL),
     publicRouter(),
     trashRouter(),
+    dropRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

@@ -4,7 +4,7 @@
  * (session epochs, update stamps) never leave.
  */
 import type { Settings } from '../api/settings.ts';
-import type { ShareDto } from '../api/shares.ts';
+import { pickLimits, type ShareDto } from '../api/shares.ts';
 import type { UserData, UserDto } from '../api/user.ts';
 import type { ShareRecord } from '../storage/repos/shares.ts';
 import type { AccessTokenDto } from '../api/tokens.ts';
@@ -26,6 +26,12 @@ export function presentUserForConsole(u: UserRecord): Omit<UserData, 'password'>
 export function presentShare(s: ShareRecord, owner?: string): ShareDto {
   const dto: ShareDto = { hash: s.hash, path: s.path, userID: s.userID, expire: s.expire, hasPassword: Boolean(s.password_hash) };
   if (owner !== undefined) dto.username = owner;
+  if (s.drop) {
+    const { files, bytes, last } = s.drop;
+    dto.uploadOnly = true;
+    dto.limits = pickLimits(s.drop);
+    dto.received = { files, bytes, last };
+  }
   return dto;
 }
 

@@ -11,6 +11,7 @@ import { Gate } from './files/gate.ts';
 import { FileEvents } from './events.ts';
 import { SearchIndex } from './indexer/index.ts';
 import { ShareService } from './shares.ts';
+import { DropService } from './drops/index.ts';
 import type { HookRunner } from './hooks.ts';
 import { PreviewService } from './previews.ts';
 import { createSearchService, type SearchService } from './search/index.ts';
@@ -93,6 +94,8 @@ export interface Services {
   trash: TrashService;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+  /** Upload-only (drop) share links: uploads and their counters. */
+  drops: DropService;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -178,6 +181,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     log: options.log,
     closers,
     trash,
+    drops: new DropService(repos, () => services),
   };
   return services;
 }

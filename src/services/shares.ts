@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import { realPath, stat } from './files/disk/lookup.ts';
 import type { Stats } from './files/disk/types.ts';
 import path from 'node:path';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { expireAt, type ShareRequest } from '../api/shares.ts';
 import type { Repos, Logger } from './context.ts';
 import type { Access, Gate, Target } from './files/gate.ts';
@@ -50,6 +50,9 @@ export interface ShareCredentials {
   /** Client address (throttling). */
   ip: string;
 }
+
+/** What a public request does with a link (see ShareService.open). */
+export type ShareUse = 'view' | 'drop' | 'info';
 
 /** A public request that passed every check. */
 export interface OpenShare {
@@ -91,6 +94,11 @@ export class ShareService {
   async create(access: Access, virtual: string, req: ShareRequest): Promise<ShareRecord> {
     const target = await this.gate.resolve(access, virtual, 'share', { mustExist: true });
     if (!target.stat) throw new NotFoundError('the link target does not exist');
+    if (req.uploadOnly) {
+      if (!target.isDir) throw new BadRequestError('only a folder can have an upload-only link');
+      // Visitors write as the owner: a link nobody could upload through is refused now.
+      this.gate.checkPermission(access, 'create');
+    }
     const password_hash = req.password ? await hashPassword(req.password) : '';
     return this.repos.shares.create({
       path: target.virtual,
@@ -101,6 +109,7 @@ export class ShareService {
       identity: identityOf(target.stat),
       abs: target.abs,
       real: target.real,
+      ...(req.uploadOnly ? { drop: { ...req.limits, files: 0, bytes: 0, last: 0, reserved: {} } } : {}),
     });
   }
 
@@ -122,12 +131,13 @@ export class ShareService {
     return (await this.repos.shares.listByUser(viewer.id)).filter((s) => s.path === virtual);
   }
 
-  /** Deletes a link by its exact hash: 404 unknown, 403 unless the owner or an admin. */
-  async remove(viewer: UserRecord, hash: string): Promise<void> {
+  /** Deletes a link by its exact hash: 404 unknown, 403 unless the owner or an admin. Returns the deleted link. */
+  async remove(viewer: UserRecord, hash: string): Promise<ShareRecord> {
     const share = await this.repos.shares.get(hash);
     if (!share) throw new NotFoundError('share not found');
     if (!viewer.perm.admin && share.userID !== viewer.id) throw new ForbiddenError('only the owner or an admin can delete this link');
     await this.repos.shares.delete(share.hash);
+    return share;
   }
 
   /**
@@ -135,8 +145,11 @@ export class ShareService {
    * the password check, and the owner's current access must still resolve the shared path
    * (op 'share': share and download permission, scope, rules, symlinks) to the same object.
    * A folder share is then rooted at the folder and the subpath resolved for 'download'.
+   * `as` says what the request does: 'view' (list, download, preview) refuses an upload-only
+   * link and 'drop' (upload) any other, both with a 403 after the password check; 'info' (the
+   * share page's first call) accepts both. A drop link resolves no subpath.
    */
-  async open(hash: string, subpath: string, creds: ShareCredentials): Promise<OpenShare> {
+  async open(hash: string, subpath: string, creds: ShareCredentials, as: ShareUse = 'view'): Promise<OpenShare> {
     const share = await this.repos.shares.get(hash);
     if (!share) throw new NotFoundError('share not found');
     const owner = await this.repos.users.get(share.userID);
@@ -145,6 +158,8 @@ export class ShareService {
       throw new NotFoundError('share not found');
     }
     await this.checkCredentials(share, creds);
+    if (as === 'view' && share.drop) throw new ForbiddenError('this link is upload-only: it can be uploaded to, not listed or downloaded', 'upload_only');
+    if (as === 'drop' && !share.drop) throw new ForbiddenError('this link is not upload-only: it cannot be uploaded to', 'not_upload_only');
 
     const settings = await this.repos.settings.get();
     const ownerAccess = await this.gate.access(owner, settings);
@@ -161,6 +176,8 @@ export class ShareService {
     // Rooted at the folder's real location; rules see both the real path of every entry and the
     // path through the shared name (gate.subAccess keeps the link's path as an alias).
     const access = this.gate.subAccess(ownerAccess, shareTarget);
+    // A drop link names nothing inside its folder: no subpath is resolved, so none can be probed.
+    if (share.drop) return { share, owner, shareTarget, access, target: shareTarget };
     const target = await this.gate.resolve(access, subpath, 'download');
     return { share, owner, shareTarget, access, target };
   }

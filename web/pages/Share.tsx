@@ -1,7 +1,7 @@
 /**
  * The public share page /share/{hash}/{subpath} (spec §2 "Public share page", §4 "Share page",
  * §9): the password gate on 401, then the shared file or folder (components/share/): its card
- * with downloads and a QR code, and for a folder its items.
+ * with downloads and a QR code, and for a folder its items; for an upload-only link, the drop page.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -11,6 +11,8 @@ import { currentAppPath } from '../lib/navigate.ts';
 import { baseName } from '../lib/paths.ts';
 import { displayName } from '../lib/names.ts';
 import { parseSharePath, publicDownloadUrl, publicPreviewUrl, shareUrl } from '../lib/shareLinks.ts';
+import { isDrop } from '../api/shares.ts';
+import { DropPage } from '../components/drop/DropPage.tsx';
 import { Header } from '../components/layout/Header.tsx';
 import { Layout } from '../components/layout/Layout.tsx';
 import { ShareCrumbs } from '../components/share/ShareCrumbs.tsx';
@@ -30,8 +32,7 @@ export default function SharePage() {
   const subpath = parsed?.subpath ?? '/';
   const { state, token, unlock } = usePublicShare(hash, subpath);
   const [format, setFormat] = useState<string>('zip');
-  const res = state.kind === 'ok' ? state.res : null;
-  const title = res ? displayName(res.name) || t('share.title') : t('share.title');
+  const title = state.kind === 'ok' ? displayName(state.res.name) || t('share.title') : t('share.title');
   useTitle(title);
 
   const dl: ShareDownloadUrl = (path, opts = {}) => withBase(publicDownloadUrl('', hash, path, { ...opts, token: token || undefined }));
@@ -41,6 +42,7 @@ export default function SharePage() {
   if (state.kind === 'loading') body = <p className="card-muted share-loading">{t('files.loading')}</p>;
   else if (state.kind === 'error') body = <ErrorScreen code={state.code} file={subpath !== '/' && !rawPath.endsWith('/')} home={`/share/${hash}/`} />;
   else if (state.kind === 'password') body = <SharePassword error={state.wrong} onSubmit={unlock} />;
+  else if (isDrop(state.res)) body = <DropPage hash={hash} token={token} info={state.res} />;
   else {
     const r = state.res;
     const name = r.name || baseName(subpath) || t('share.title');

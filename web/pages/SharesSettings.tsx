@@ -13,6 +13,7 @@ import { can } from '../lib/perm.ts';
 import { shareUrl, sortShares } from '../lib/shareLinks.ts';
 import { userAtom } from '../state/auth.ts';
 import { PasswordBadge, useConfirmShareDelete } from '../components/share/shareLinkParts.tsx';
+import { DropReceived } from '../components/share/DropReceived.tsx';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ShareDuration } from '../components/settings/ShareDuration.tsx';
 import { ErrorScreen } from '../components/ui/ErrorScreen.tsx';
@@ -113,6 +114,7 @@ export default function SharesSettingsPage() {
                         <Name name={link.path} />
                       </a>
                       {link.hasPassword && <PasswordBadge />}
+                      <DropReceived link={link} />
                     </td>
                     <td>
                       <ShareDuration expire={link.expire} />

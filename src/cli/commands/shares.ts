@@ -1,10 +1,18 @@
 /** `fm shares ls|rm`: share links on the database a server may be using (changes apply at once). */
 import { Command } from 'commander';
+import type { ShareDto } from '../../api/shares.ts';
 import { NotFoundError } from '../../errors.ts';
 import { action, output, withServices } from '../run.ts';
 import { confirmDestructive } from '../prompt.ts';
 import { table } from '../table.ts';
 import { findUser } from './users.ts';
+
+/** What an upload-only link received ("-" for other links). */
+function formatDrop(d: ShareDto): string {
+  if (!d.uploadOnly) return '-';
+  const { files, last } = d.received ?? { files: 0, last: 0 };
+  return last ? `${files} file(s), last ${new Date(last * 1000).toISOString().replace(/\.000Z$/, 'Z')}` : `${files} file(s)`;
+}
 
 function formatExpire(expire: number): string {
   return expire === 0 ? 'permanent' : new Date(expire * 1000).toISOString().replace(/\.000Z$/, 'Z');
@@ -29,8 +37,8 @@ export function sharesCommand(): Command {
             dtos.length === 0
               ? 'no share links'
               : table(
-                  ['HASH', 'USER', 'EXPIRES', 'PASSWORD', 'PATH'],
-                  dtos.map((d) => [d.hash, d.username || `#${d.userID}`, formatExpire(d.expire), d.hasPassword, d.path]),
+                  ['HASH', 'USER', 'EXPIRES', 'PASSWORD', 'PATH', 'UPLOAD-ONLY'],
+                  dtos.map((d) => [d.hash, d.username || `#${d.userID}`, formatExpire(d.expire), d.hasPassword, d.path, formatDrop(d)]),
                 ),
           );
         });

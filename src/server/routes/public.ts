@@ -10,7 +10,8 @@ import { parseRequestPath, baseName } from '../../services/files/paths.ts';
 import { fileInfo, listFolder } from '../../services/files/info.ts';
 import { serveDownload } from '../download.ts';
 import { PreviewSizeParams, servePreview } from './preview.ts';
-import type { OpenShare } from '../../services/shares.ts';
+import type { OpenShare, ShareUse } from '../../services/shares.ts';
+import { ForbiddenError } from '../../errors.ts';
 import { DownloadQuerySchema, PreviewQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmContext, FmRouter } from '../types.ts';
@@ -33,21 +34,25 @@ function hashAndSubpath(ctx: FmContext, prefix: string): { hash: string; subpath
 }
 
 /** Opens the link named by the URL with the request's credentials. */
-export async function openShare(ctx: FmContext, prefix: string): Promise<OpenShare> {
+export async function openShare(ctx: FmContext, prefix: string, as: ShareUse = 'view'): Promise<OpenShare> {
   const { hash, subpath } = hashAndSubpath(ctx, prefix);
   const header = ctx.get('X-SHARE-PASSWORD');
-  return ctx.services.shares.open(hash, subpath, {
-    password: header === '' ? undefined : header,
-    token: inputOf(ctx, infoInput).query.token || undefined,
-    ip: ctx.ip,
-  });
+  const creds = { password: header === '' ? undefined : header, token: inputOf(ctx, infoInput).query.token || undefined, ip: ctx.ip };
+  return ctx.services.shares.open(hash, subpath, creds, as);
 }
 
+/** A link's folder listing or file; for an upload-only link, its name and limits only. */
 async function shareInfo(ctx: FmContext): Promise<void> {
-  const open = await openShare(ctx, INFO_PREFIX);
+  const open = await openShare(ctx, INFO_PREFIX, 'info');
   const { gate } = ctx.services;
   const { share, target, shareTarget } = open;
   const token = share.password_hash ? { token: share.token } : {};
+  if (share.drop) {
+    if (hashAndSubpath(ctx, INFO_PREFIX).subpath !== '/')
+      throw new ForbiddenError('this link is upload-only: it can be uploaded to, not listed', 'upload_only');
+    ctx.body = { ...(await ctx.services.drops.info(open)), ...token };
+    return;
+  }
   if (target.isDir) {
     const listing = await listFolder(gate, target, { sorting: { by: 'name', asc: true } });
     // The share's own folder is named after itself, not after the owner's path to it.

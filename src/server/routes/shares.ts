@@ -37,7 +37,8 @@ async function deleteShare(ctx: FmContext): Promise<void> {
   if (!raw) throw new BadRequestError('the share hash is missing');
   // Only an exact, well-formed hash can name a link (never a prefix or a path).
   if (!isHashLike(raw)) throw new NotFoundError('share not found');
-  await ctx.services.shares.remove(ctx.state.user!, raw);
+  // Through the drop service: a drop link's counters and unfinished uploads are kept in step.
+  await ctx.services.drops.removeLink(ctx.state.user!, raw);
   ctx.type = 'text/plain; charset=utf-8';
   ctx.body = '200 OK\n';
 }

@@ -17,13 +17,13 @@ import { WriteQuerySchema } from '../../schemas/files.ts';
 import type { FmContext, FmMiddleware, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/tus';
-const TUS_VERSION = '1.0.0';
+export const TUS_VERSION = '1.0.0';
 const EXTENSIONS = 'creation,termination,expiration';
-const OFFSET_TYPE = 'application/offset+octet-stream';
-const MAX_METADATA = 4096;
+export const OFFSET_TYPE = 'application/offset+octet-stream';
+export const MAX_METADATA = 4096;
 
 /** Tus-Resumable on every answer; a client speaking another version gets 412. */
-const tusHeaders: FmMiddleware = async (ctx, next) => {
+export const tusHeaders: FmMiddleware = async (ctx, next) => {
   ctx.set('Tus-Resumable', TUS_VERSION);
   const asked = ctx.get('Tus-Resumable');
   // filebrowser's clients and scripts send no Tus-Resumable: accept its absence.
@@ -34,7 +34,7 @@ const tusHeaders: FmMiddleware = async (ctx, next) => {
 };
 
 /** A non-negative integer header; 400 when malformed, 413 when beyond what a file can be. */
-function byteCount(ctx: FmContext, name: string): number {
+export function byteCount(ctx: FmContext, name: string): number {
   const raw = ctx.get(name);
   if (!/^\d+$/.test(raw)) throw new BadRequestError(raw ? `${name} must be a non-negative integer` : `${name} is required`);
   const n = Number(raw);
@@ -50,13 +50,13 @@ async function target(ctx: FmContext, op: Op): Promise<Target> {
   return ctx.services.gate.resolve(access, virtual, op, { allowRoot: false, mustExist: false });
 }
 
-function setStatusHeaders(ctx: FmContext, status: UploadStatus): void {
+export function setStatusHeaders(ctx: FmContext, status: UploadStatus): void {
   ctx.set('Upload-Offset', String(status.offset));
   if (status.expires) ctx.set('Upload-Expires', status.expires.toUTCString());
 }
 
 /** The URL prefix the client used (baseURL), which the app stripped from ctx.path. */
-function basePrefix(ctx: FmContext): string {
+export function basePrefix(ctx: FmContext): string {
   const original = ctx.originalUrl.split('?')[0];
   return original.endsWith(ctx.path) ? original.slice(0, original.length - ctx.path.length) : '';
 }
@@ -116,7 +116,7 @@ async function post(ctx: FmContext): Promise<void> {
 }
 
 /** Capability discovery; needs no login (it reveals only the protocol and the size limit). */
-async function options(ctx: FmContext): Promise<void> {
+export async function options(ctx: FmContext): Promise<void> {
   ctx.set('Tus-Version', TUS_VERSION);
   ctx.set('Tus-Extension', EXTENSIONS);
   const settings = await requestSettings(ctx);

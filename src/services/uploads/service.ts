@@ -13,6 +13,7 @@ import type { Target } from '../files/gate.ts';
 import { stat } from '../files/disk/lookup.ts';
 import type { PartialJournal } from '../files/disk/partials.ts';
 import { placeFile } from '../files/disk/place.ts';
+import { placeUnderFreeName } from '../files/free-target.ts';
 import type { Stats } from '../files/disk/types.ts';
 import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
@@ -34,6 +35,16 @@ export interface CreateInput {
   length: number;
   override: boolean;
   metadata: string;
+  /** Address the upload by this staging id instead of its target, with its tag (drop links). */
+  ref?: UploadRef;
+  /** Place the finished file under a free name (`name (1).ext`) when its own is taken. */
+  freeName?: boolean;
+}
+
+/** An upload addressed by id (drop links, services/drops/): only requests with the same tag reach it. */
+export interface UploadRef {
+  id: string;
+  tag: string;
 }
 
 type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos'>;
@@ -98,15 +109,16 @@ export class UploadService {
 
   /**
    * Creates an upload for a target resolved with the `create` op. Checks, in order: folder
-   * (400), existing file without override (409), override without modify (403), the instance
-   * maximum (413), free space (507). A zero-length upload is finished at once.
+   * (400), existing file without override (409), override without modify (403) (none of these
+   * three for a free-name upload, whose name is settled when it finishes), the instance maximum
+   * (413), free space (507). A zero-length upload is finished at once.
    */
   async create(target: Target, input: CreateInput): Promise<UploadStatus> {
     const { access } = target;
     const settings = access.settings;
-    if (target.isDir) throw new BadRequestError('a folder exists at that path');
-    if (target.exists && !input.override) throw new ConflictError('a file with that name exists');
-    if (target.exists) {
+    if (target.isDir && !input.freeName) throw new BadRequestError('a folder exists at that path');
+    if (target.exists && !input.override && !input.freeName) throw new ConflictError('a file with that name exists');
+    if (target.exists && !input.freeName) {
       // A link inside the scope is written through, like PUT (its target must be a regular file).
       if (!target.stat?.isFile()) throw new BadRequestError('only regular files can be replaced');
       this.deps().gate.checkPermission(access, 'modify');
@@ -118,7 +130,7 @@ export class UploadService {
     await this.staging.ensure();
     if (input.length > (await this.freeBytesFor(target.abs))) throw new InsufficientStorageError('not enough free disk space for this upload');
 
-    const id = this.staging.idFor(target.abs);
+    const id = input.ref?.id ?? this.staging.idFor(target.abs);
     const previous = await this.staging.read(id);
     if (previous && previous.userId !== access.user.id && !this.isExpired(previous, await this.staging.stat(id), settings)) {
       throw new LockedError('another user is uploading to this path');
@@ -136,6 +148,8 @@ export class UploadService {
         override: input.override,
         metadata: input.metadata,
         createdAt: Date.now(),
+        ...(input.ref ? { tag: input.ref.tag } : {}),
+        ...(input.freeName ? { freeName: true } : {}),
       };
       await this.staging.create(rec);
       if (input.length === 0) {
@@ -152,8 +166,8 @@ export class UploadService {
    * The upload's offset (HEAD). An upload whose bytes are all there but that was never moved
    * into place (a crash or a failure after the last chunk) is finished now.
    */
-  async status(target: Target): Promise<UploadStatus> {
-    const { rec, st } = await this.active(target);
+  async status(target: Target, ref?: UploadRef): Promise<UploadStatus> {
+    const { rec, st } = await this.active(target, ref);
     if (st.size >= rec.length) {
       const release = this.locks.tryAcquire(rec.id);
       if (!release) throw new LockedError('the upload is being written');
@@ -172,8 +186,8 @@ export class UploadService {
    * length are refused (413) and roll the chunk back; one writer at a time (423). The data is
    * fsynced before this returns; the last chunk moves the file into place.
    */
-  async write(target: Target, offset: number, body: Readable, contentLength?: number): Promise<UploadStatus> {
-    const { rec } = await this.active(target);
+  async write(target: Target, offset: number, body: Readable, contentLength?: number, ref?: UploadRef): Promise<UploadStatus> {
+    const { rec } = await this.active(target, ref);
     const release = this.locks.tryAcquire(rec.id, () => body.destroy(new NotFoundError('the upload was terminated')));
     if (!release) throw new LockedError('another request is writing this upload');
     try {
@@ -197,11 +211,23 @@ export class UploadService {
   }
 
   /** Terminates an upload (DELETE): stops a running chunk and removes the partial data. */
-  async terminate(target: Target): Promise<void> {
-    const { rec } = await this.active(target);
+  async terminate(target: Target, ref?: UploadRef): Promise<void> {
+    const { rec } = await this.active(target, ref);
     const release = await this.locks.takeOver(rec.id);
     try {
       await this.staging.remove(rec.id);
+    } finally {
+      release();
+    }
+  }
+
+  /** Removes an upload addressed by id whose link is gone; only with the tag it was made with. */
+  async discard(ref: UploadRef): Promise<void> {
+    const rec = await this.staging.read(ref.id);
+    if (!rec || rec.tag !== ref.tag) return;
+    const release = await this.locks.takeOver(ref.id);
+    try {
+      await this.staging.remove(ref.id);
     } finally {
       release();
     }
@@ -249,10 +275,10 @@ export class UploadService {
   }
 
   /** The caller's unfinished upload for this target, or 404 (expired uploads are removed). */
-  private async active(target: Target): Promise<{ rec: UploadRecord; st: Stats }> {
-    const id = this.staging.idFor(target.abs);
+  private async active(target: Target, ref?: UploadRef): Promise<{ rec: UploadRecord; st: Stats }> {
+    const id = ref?.id ?? this.staging.idFor(target.abs);
     const rec = await this.staging.read(id);
-    if (!rec || rec.userId !== target.access.user.id || rec.target !== target.abs) {
+    if (!rec || rec.userId !== target.access.user.id || rec.target !== target.abs || rec.tag !== ref?.tag) {
       throw new NotFoundError('no upload in progress for this path');
     }
     const st = await this.staging.stat(id);
@@ -281,24 +307,31 @@ export class UploadService {
     const { hooks, events, gate } = this.deps();
     const { access } = target;
     const part = this.staging.partPath(rec.id);
+    let placed = target;
     try {
       const st = await this.staging.stat(rec.id);
       if (!st || st.size !== rec.length) throw new ConflictError('the upload is incomplete');
-      if (target.isDir) throw new ConflictError('a folder exists at that path');
-      if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
-      if (target.exists) gate.checkPermission(access, 'modify');
       const { fileMode, dirMode } = access.settings;
-      await hooks.around({ event: 'upload', user: access.user, file: target.real, scope: access.rootReal }, () =>
-        gate.withParent(target, { create: dirMode }, (dir, name) =>
-          placeFile(dir, name, { kind: 'staged', path: part }, { override: rec.override, mode: fileMode, keepReplacedMode: true }),
-        ),
-      );
+      const place = (t: Target) =>
+        hooks.around({ event: 'upload', user: access.user, file: t.real, scope: access.rootReal }, () =>
+          gate.withParent(t, { create: dirMode }, (dir, name) =>
+            placeFile(dir, name, { kind: 'staged', path: part }, { override: rec.override, mode: fileMode, keepReplacedMode: true }),
+          ),
+        );
+      if (rec.freeName) {
+        placed = (await placeUnderFreeName(gate, target, place)).target;
+      } else {
+        if (target.isDir) throw new ConflictError('a folder exists at that path');
+        if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
+        if (target.exists) gate.checkPermission(access, 'modify');
+        await place(target);
+      }
     } catch (err) {
       if (err instanceof FmError && err.status < 500) await this.staging.remove(rec.id);
       throw err;
     }
     await this.staging.forget(rec.id);
-    await events.emit('written', { abs: target.real, isDir: false, user: access.user });
+    await events.emit('written', { abs: placed.real, isDir: false, user: access.user });
   }
 
   /** Free bytes for a new upload: the smaller of the staging and the target file systems. */

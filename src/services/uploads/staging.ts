@@ -32,6 +32,10 @@ export interface UploadRecord {
   metadata: string;
   /** Epoch milliseconds. */
   createdAt: number;
+  /** Set for uploads addressed by id (drop links): requests must carry the same tag. */
+  tag?: string;
+  /** Finish under a free name when the target's is taken. */
+  freeName?: boolean;
 }
 
 /**
@@ -51,6 +55,11 @@ export function chooseStagingDir(root: string, dataDir: string, devOf: (p: strin
 }
 
 const ID_RE = /^[0-9a-f]{40}$/;
+
+/** A fresh random upload id (the same shape as `idFor`'s, so the sweeper knows it). */
+export function randomUploadId(): string {
+  return crypto.randomBytes(20).toString('hex');
+}
 
 export class Staging {
   private ready?: Promise<void>;

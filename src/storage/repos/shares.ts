@@ -6,6 +6,7 @@
  * Secrets (the bcrypt hash and the token) are stored here and never leave through a presenter.
  */
 import crypto from 'node:crypto';
+import type { DropLimits, DropReceived } from '../../api/shares.ts';
 import type { Database } from '../db.ts';
 
 /** Which file-system object a link was made for, so a recreated path is not re-exposed. */
@@ -34,6 +35,14 @@ export interface ShareRecord {
   real?: string;
   /** Epoch seconds of creation. */
   created?: number;
+  /** Set on an upload-only (drop) link: its limits and counters (services/drops.ts). */
+  drop?: DropState;
+}
+
+/** A drop link's limits, what it received, and the room held by uploads in progress. */
+export interface DropState extends DropLimits, DropReceived {
+  /** Unfinished tus uploads by staging id: bytes declared (each holds one file of the limits). */
+  reserved: Record<string, number>;
 }
 
 /** Bytes of randomness in a hash: 9 bytes = 12 base64url characters. */

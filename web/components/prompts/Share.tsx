@@ -18,6 +18,8 @@ import { Icon } from '../ui/Icon.tsx';
 import { useAction } from '../ui/useAction.ts';
 import { PromptFrame, SubmitButton } from './PromptFrame.tsx';
 import { ShareLinkItem } from './ShareLinkItem.tsx';
+import { DropOptions } from '../share/DropOptions.tsx';
+import { type DropDraft, draftLimits, EMPTY_DROP_DRAFT } from '../../lib/dropLimits.ts';
 import { displayName } from '../../lib/names.ts';
 
 export function SharePrompt({ item }: { item: ResourceItem }) {
@@ -29,6 +31,8 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   const [time, setTime] = useState('');
   const [unit, setUnit] = useState<ShareUnit>(DEFAULT_SHARE_UNIT);
   const [password, setPassword] = useState('');
+  const [drop, setDrop] = useState<DropDraft>(EMPTY_DROP_DRAFT);
+  const limits = drop.uploadOnly ? draftLimits(drop) : {};
   const typed = parseShareDuration(time);
   const duration = typed !== undefined && withinShareLifetime(typed, unit) ? typed : undefined;
 
@@ -50,10 +54,10 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
   };
 
   const create = useAction(async () => {
-    if (duration === undefined) return;
+    if (duration === undefined || limits === undefined) return;
     let link: ShareDto;
     try {
-      link = await sharesApi.create(item.path, duration, unit, password);
+      link = await sharesApi.create(item.path, duration, unit, password, drop.uploadOnly ? limits : undefined);
     } catch (err) {
       showError(err);
       throw err;
@@ -63,6 +67,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
     setTime('');
     setUnit(DEFAULT_SHARE_UNIT);
     setPassword('');
+    setDrop(EMPTY_DROP_DRAFT);
     setMode('list');
   });
 
@@ -94,7 +99,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
             <button type="button" className="button button-flat" onClick={cancelCreate}>
               {t('buttons.cancel')}
             </button>
-            <SubmitButton label={t('buttons.share')} state={create.state} disabled={duration === undefined || links === null} />
+            <SubmitButton label={t('buttons.share')} state={create.state} disabled={duration === undefined || limits === undefined || links === null} />
           </>
         ) : (
           <>
@@ -153,6 +158,7 @@ export function SharePrompt({ item }: { item: ResourceItem }) {
               onChange={(e) => setPassword(e.target.value)}
             />
           </label>
+          {item.isDir && <DropOptions draft={drop} onChange={setDrop} />}
         </>
       ) : (
         <ul className="share-links" aria-label={t('prompts.shareLinks')}>

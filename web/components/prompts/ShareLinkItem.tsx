@@ -7,6 +7,7 @@ import { settings } from '../../config.ts';
 import { copyText } from '../../lib/clipboard.ts';
 import { publicDownloadUrl, shareUrl } from '../../lib/shareLinks.ts';
 import { PasswordBadge, useConfirmShareDelete } from '../share/shareLinkParts.tsx';
+import { DropReceived } from '../share/DropReceived.tsx';
 import { ShareDuration } from '../settings/ShareDuration.tsx';
 import { IconButton } from '../ui/Button.tsx';
 
@@ -37,6 +38,7 @@ export function ShareLinkItem({ item, link, onDelete }: ShareLinkItemProps) {
       <span className="share-link-expiry">
         <ShareDuration expire={link.expire} />
         {link.hasPassword && <PasswordBadge />}
+        <DropReceived link={link} />
       </span>
       <span className="share-link-actions">
         <IconButton

@@ -6,14 +6,14 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { statusOf } from '../../api/client.ts';
-import { getPublic, type PublicResource } from '../../api/shares.ts';
+import { getPublic, type PublicAnswer } from '../../api/shares.ts';
 
 export type ShareState =
   | { kind: 'loading' }
   /** `wrong`: translation key of why the last password failed ('' before any attempt). */
   | { kind: 'password'; wrong: string }
   | { kind: 'error'; code: number }
-  | { kind: 'ok'; res: PublicResource };
+  | { kind: 'ok'; res: PublicAnswer };
 
 const tokenKey = (hash: string) => `fm-share-token:${hash}`;
 const shareKey = (hash: string, subpath: string, token: string) => ['public-share', hash, subpath, token] as const;
