@@ -150,6 +150,10 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
 
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     if (body.readableEnded) onEnd();
+    // A body that went away while the chunk waited for its turn (the client aborted, or a
+    // termination destroyed it) sends no more events: without this the chunk, and its upload's
+    // lock, would wait for ever, and a DELETE taking the lock over with them.
+    else if (body.destroyed) settle(body.errored instanceof FmError ? body.errored : new ClientGoneError());
   });
 }
 
