@@ -23,6 +23,8 @@ import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
+import { QuotaService } from './quotas.ts';
+import { FolderUsage } from './quota-usage.ts';
 
 export interface ServiceOptions {
   /**
@@ -90,6 +92,8 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+  /** Per-user quotas: usage of a scope and the room check every write path makes. */
+  quotas: QuotaService;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -170,6 +174,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     options,
     log: options.log,
     closers,
+    quotas: new QuotaService(options.root, new FolderUsage({ index: searchIndex, skip: (abs) => gate.isProtected(abs), events })),
   };
   return services;
 }

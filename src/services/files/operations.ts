@@ -11,6 +11,7 @@ import { freeNameCandidates } from '../../api/files.ts';
 import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } from '../../errors.ts';
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
+import type { QuotaService } from '../quotas.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
 import { lstatOrMissing } from './disk/lookup.ts';
 import { placeFile } from './disk/place.ts';
@@ -23,6 +24,7 @@ export interface OperationServices {
   gate: Gate;
   hooks: HookRunner;
   events: FileEvents;
+  quotas: QuotaService;
 }
 
 export interface WriteInput {
@@ -68,6 +70,7 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   if (input.folder || input.virtual === '/') {
     const target = await gate.resolve(access, input.virtual, 'create', { mustExist: false });
     if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists', 'exists');
+    if (!target.exists) await svc.quotas.assertRoom(access.user, { bytes: 0, files: 1 });
     await svc.hooks.around(hookContext(access, event, target.real), async () => {
       if (target.virtual === '/') return;
       await gate.withParent(target, { create: dirMode }, async (dir, name) => {
@@ -101,21 +104,26 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
     override = target.exists || mayModify(access);
   }
 
+  // Only the difference to the replaced file counts; a body of unknown length is covered as it comes.
+  const replaced = target.exists ? (target.stat?.size ?? 0) : 0;
+  const room = await svc.quotas.reserve(access.user, { bytes: (input.length ?? 0) - replaced, files: target.exists ? 0 : 1 });
   let written = 0;
-  const onBytes =
-    input.maxSize > 0
-      ? (n: number) => {
-          written += n;
-          if (written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
-        }
-      : undefined;
-  const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
-    gate.withParent(target, { create: dirMode }, (dir, name) =>
-      placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
-    ),
-  );
-  await svc.events.emit('written', { abs: target.real, isDir: false, user: access.user });
-  return { stat: placed.stat };
+  const onBytes = (n: number) => {
+    written += n;
+    if (input.maxSize > 0 && written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
+    room.cover(written - replaced);
+  };
+  try {
+    const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
+      gate.withParent(target, { create: dirMode }, (dir, name) =>
+        placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
+      ),
+    );
+    await svc.events.emit('written', { abs: target.real, isDir: false, user: access.user });
+    return { stat: placed.stat };
+  } finally {
+    room.release();
+  }
 }
 
 /** DELETE: a file, a link (never its target) or a whole folder, every descendant checked. */
@@ -180,19 +188,25 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
 
   await gate.checkTree(src, { mappedTo: dst.virtual, refuseEscapingLinks: isCopy });
   if (override) await gate.checkTree(dst);
+  // A move stays inside the user's scope (the gate confines both ends), so only a copy adds.
+  const room = isCopy ? await svc.quotas.reserve(access.user, await svc.quotas.roomForCopy(src, override ? dst : undefined)) : undefined;
 
   // A copy reads and writes contents (through links inside the scope); a move acts on entries.
   const from = isCopy ? src.real : src.abs;
   const to = isCopy ? dst.real : dst.abs;
-  await svc.hooks.around(hookContext(access, input.action, from, to), () =>
-    gate.withParent(src, { entry: !isCopy }, (srcDir, srcName) =>
-      gate.withParent(dst, { entry: !isCopy, create: access.settings.dirMode }, (dstDir, dstName) =>
-        isCopy ? copyEntry(srcDir, srcName, dstDir, dstName, override) : moveEntry(srcDir, srcName, dstDir, dstName, override),
+  try {
+    await svc.hooks.around(hookContext(access, input.action, from, to), () =>
+      gate.withParent(src, { entry: !isCopy }, (srcDir, srcName) =>
+        gate.withParent(dst, { entry: !isCopy, create: access.settings.dirMode }, (dstDir, dstName) =>
+          isCopy ? copyEntry(srcDir, srcName, dstDir, dstName, override) : moveEntry(srcDir, srcName, dstDir, dstName, override),
+        ),
       ),
-    ),
-  );
-  if (isCopy) await svc.events.emit('written', { abs: to, isDir: src.isDir, user: access.user });
-  else await svc.events.emit('moved', { fromAbs: from, toAbs: to, isDir: src.isDir, user: access.user });
+    );
+    if (isCopy) await svc.events.emit('written', { abs: to, isDir: src.isDir, user: access.user });
+    else await svc.events.emit('moved', { fromAbs: from, toAbs: to, isDir: src.isDir, user: access.user });
+  } finally {
+    room?.release();
+  }
   return dst.virtual;
 }
 

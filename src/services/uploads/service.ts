@@ -18,6 +18,7 @@ import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
 import type { Staging, UploadRecord } from './staging.ts';
+import type { Reservation } from '../quotas.ts';
 
 /** What HEAD and PATCH report. */
 export interface UploadStatus {
@@ -36,7 +37,7 @@ export interface CreateInput {
   metadata: string;
 }
 
-type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos'>;
+type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos' | 'quotas'>;
 
 /** An unfinished upload file without a record (or the reverse) is removed after this long. */
 const ORPHAN_GRACE_MS = 60_000;
@@ -52,6 +53,8 @@ function offsetConflict(offset: number): FmError {
 
 export class UploadService {
   private readonly locks = new UploadLocks();
+  /** The quota room each unfinished upload holds for its declared length, by upload id (in memory). */
+  private readonly rooms = new Map<string, Reservation>();
   private lastSweep = 0;
   private timer?: NodeJS.Timeout;
   private firstSweep?: NodeJS.Timeout;
@@ -126,6 +129,10 @@ export class UploadService {
     const release = await this.locks.takeOver(id);
     try {
       await this.staging.remove(id);
+      this.releaseRoom(id);
+      const replaced = target.exists ? (target.stat?.size ?? 0) : 0;
+      const room = await this.deps().quotas.reserve(access.user, { bytes: input.length - replaced, files: target.exists ? 0 : 1 });
+      this.rooms.set(id, room);
       const rec: UploadRecord = {
         v: 1,
         id,
@@ -137,7 +144,10 @@ export class UploadService {
         metadata: input.metadata,
         createdAt: Date.now(),
       };
-      await this.staging.create(rec);
+      await this.staging.create(rec).catch((err: unknown) => {
+        this.releaseRoom(id);
+        throw err;
+      });
       if (input.length === 0) {
         await this.finish(rec, target);
         return { offset: 0, length: 0, metadata: rec.metadata, finished: true };
@@ -202,9 +212,15 @@ export class UploadService {
     const release = await this.locks.takeOver(rec.id);
     try {
       await this.staging.remove(rec.id);
+      this.releaseRoom(rec.id);
     } finally {
       release();
     }
+  }
+
+  private releaseRoom(id: string): void {
+    this.rooms.get(id)?.release();
+    this.rooms.delete(id);
   }
 
   /**
@@ -226,6 +242,7 @@ export class UploadService {
       try {
         await this.staging.remove(id);
         await this.staging.removeTmp(id);
+        this.releaseRoom(id);
         removed++;
       } finally {
         release();
@@ -261,6 +278,7 @@ export class UploadService {
       if (release) {
         try {
           await this.staging.remove(id);
+          this.releaseRoom(id);
         } finally {
           release();
         }
@@ -278,7 +296,7 @@ export class UploadService {
    * tries again.
    */
   private async finish(rec: UploadRecord, target: Target): Promise<void> {
-    const { hooks, events, gate } = this.deps();
+    const { hooks, events, gate, quotas } = this.deps();
     const { access } = target;
     const part = this.staging.partPath(rec.id);
     try {
@@ -287,6 +305,9 @@ export class UploadService {
       if (target.isDir) throw new ConflictError('a folder exists at that path');
       if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
       if (target.exists) gate.checkPermission(access, 'modify');
+      // Room reserved at creation; an upload created before a restart is checked now.
+      if (!this.rooms.has(rec.id))
+        await quotas.assertRoom(access.user, { bytes: rec.length - (target.exists ? (target.stat?.size ?? 0) : 0), files: target.exists ? 0 : 1 });
       const { fileMode, dirMode } = access.settings;
       await hooks.around({ event: 'upload', user: access.user, file: target.real, scope: access.rootReal }, () =>
         gate.withParent(target, { create: dirMode }, (dir, name) =>
@@ -294,11 +315,15 @@ export class UploadService {
         ),
       );
     } catch (err) {
-      if (err instanceof FmError && err.status < 500) await this.staging.remove(rec.id);
+      if (err instanceof FmError && (err.status < 500 || err.code === 'quota')) {
+        await this.staging.remove(rec.id);
+        this.releaseRoom(rec.id);
+      }
       throw err;
     }
     await this.staging.forget(rec.id);
     await events.emit('written', { abs: target.real, isDir: false, user: access.user });
+    this.releaseRoom(rec.id);
   }
 
   /** Free bytes for a new upload: the smaller of the staging and the target file systems. */
