@@ -36,7 +36,7 @@ export class EntryStore {
   /** Total size of everything under a folder (files only count their own size). */
   treeSize = new Float64Array(1024);
   /** How many entries are under a folder, at any depth (0 for files): quotas read it. */
-  treeCount = new Float64Array(1024);
+  treeCount = new Uint32Array(1024);
   count = 0;
   live = 0;
 
@@ -48,7 +48,7 @@ export class EntryStore {
     let cap = this.parent.length;
     if (min <= cap) return;
     while (cap < min) cap *= 2;
-    const g = <T extends Int32Array | Float64Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
+    const g = <T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
       const b = new C(cap);
       b.set(a);
       return b;
@@ -58,7 +58,7 @@ export class EntryStore {
     this.mtime = g(this.mtime, Float64Array);
     this.flags = g(this.flags, Uint8Array);
     this.treeSize = g(this.treeSize, Float64Array);
-    this.treeCount = g(this.treeCount, Float64Array);
+    this.treeCount = g(this.treeCount, Uint32Array);
   }
 
   private push(parent: number, e: EntryData): number {
