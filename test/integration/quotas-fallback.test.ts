@@ -1,11 +1,13 @@
 /**
- * Quotas without the live index (`--no-index`: usage from a scan, forgotten after each write), and
- * across a restart (reservations are in memory: an upload created before it is checked again when
- * its last chunk arrives, and discarded if it no longer fits).
+ * Quotas without the live index (`--no-index`: usage from a scan, forgotten after each write),
+ * uploads that expire (their room is given back), and across a restart (reservations are in
+ * memory: an upload created before it is checked again when its last chunk arrives, and
+ * discarded if it no longer fits).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { jumpClock } from '../helpers/clock.ts';
 import { adminClient, Client, createUser, startFm, tempDir, type FmServer } from '../helpers/server.ts';
 import { Tus } from './tus-helpers.ts';
 
@@ -31,6 +33,28 @@ describe('without the index', () => {
     expect(await put('/c.bin', 0)).toBe(200);
     expect(await put('/d.bin', 0)).toBe(507);
     expect(fs.readdirSync(path.join(fm.root, 'dan')).sort()).toEqual(['a.bin', 'b.bin', 'c.bin', 'sub']);
+  });
+});
+
+describe('expired uploads', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('give their room back when they are swept', async () => {
+    const fm = await startFm();
+    servers.push(fm);
+    const admin = await adminClient(fm);
+    expect((await admin.fetch('/api/settings', { method: 'PUT', json: { uploadExpiry: 60 } })).status).toBe(200);
+    fs.mkdirSync(path.join(fm.root, 'fay'));
+    const { client } = await createUser(admin, fm, 'fay', { scope: '/fay', quota: 1000, perm: { create: true } });
+    const tus = new Tus(client, fm.url);
+    expect((await tus.create('/stale.bin', 800)).status).toBe(201);
+    expect((await tus.create('/fresh.bin', 800)).status).toBe(507);
+    jumpClock(61_000);
+    // A creation sweeps the uploads idle longer than the expiry first.
+    expect((await tus.create('/fresh.bin', 800)).status).toBe(201);
+    expect((await tus.head('/stale.bin')).status).toBe(404);
   });
 });
 
