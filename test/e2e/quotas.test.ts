@@ -66,6 +66,25 @@ describe('quotas', () => {
     await expect.poll(() => page.getByLabel('Storage quota').inputValue()).toBe('1.5GB');
   });
 
+  it('the new-user defaults carry a quota (390 px, dark)', async () => {
+    const page = await browser.newPage({ ...PHONE, colorScheme: 'dark' });
+    await openLoggedIn(page, fm.url, admin.token, '/settings/global');
+    const card = page.getByRole('form', { name: 'New user defaults' });
+    await card.getByLabel('Storage quota').fill('2GB');
+    await card.getByLabel('Files quota').fill('1000');
+    await card.getByLabel('Files quota').scrollIntoViewIfNeeded();
+    await shot(page, 'quota-defaults-dark');
+    await noAxeViolations(page, 'new-user defaults with quotas');
+    await card.getByRole('button', { name: 'Update' }).click();
+    await expect
+      .poll(async () => (await admin.json<{ defaults: { quota: number; quotaFiles: number } }>('/api/settings')).defaults)
+      .toMatchObject({ quota: 2 * 1024 ** 3, quotaFiles: 1000 });
+    await admin.fetch('/api/settings', {
+      method: 'PUT',
+      json: { defaults: { ...(await admin.json<{ defaults: object }>('/api/settings')).defaults, quota: 0, quotaFiles: 0 } },
+    });
+  });
+
   for (const colorScheme of ['light', 'dark'] as const) {
     it(`the sidebar shows the usage against the quota, with the files (390 px, ${colorScheme})`, async () => {
       const name = `ann-${colorScheme}`;
