@@ -70,14 +70,18 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   if (input.folder || input.virtual === '/') {
     const target = await gate.resolve(access, input.virtual, 'create', { mustExist: false });
     if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists', 'exists');
-    if (!target.exists) await svc.quotas.assertRoom(access.user, { bytes: 0, files: 1 });
-    await svc.hooks.around(hookContext(access, event, target.real), async () => {
-      if (target.virtual === '/') return;
-      await gate.withParent(target, { create: dirMode }, async (dir, name) => {
-        await (await dir.ensureChild(name, dirMode)).close();
+    const room = await svc.quotas.reserve(access.user, { bytes: 0, files: target.exists ? 0 : 1 });
+    try {
+      await svc.hooks.around(hookContext(access, event, target.real), async () => {
+        if (target.virtual === '/') return;
+        await gate.withParent(target, { create: dirMode }, async (dir, name) => {
+          await (await dir.ensureChild(name, dirMode)).close();
+        });
       });
-    });
-    await svc.events.emit('written', { abs: target.real, isDir: true, user: access.user });
+      await svc.events.emit('written', { abs: target.real, isDir: true, user: access.user });
+    } finally {
+      room.release();
+    }
     return {};
   }
 
