@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { davClient } from '../helpers/dav.ts';
+import { davClient, propText } from '../helpers/dav.ts';
 import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { Tus } from './tus-helpers.ts';
 
@@ -190,6 +190,20 @@ describe('WebDAV', () => {
     expect((await dav('MKCOL', '/folder')).status).toBe(201);
     expect((await dav('MKCOL', '/folder2')).status).toBe(507);
     expect(namesIn(u)).toEqual(['fits.bin', 'folder', 'seed.bin']);
+  });
+  it('PROPFIND answers RFC 4331 quota properties for a folder; they cannot be set', async () => {
+    const u = await quotaUser(1000);
+    const dav = davClient(fm.url, u.name, PASSWORD);
+    const body = '<?xml version="1.0"?><D:propfind xmlns:D="DAV:"><D:prop><D:quota-available-bytes/><D:quota-used-bytes/></D:prop></D:propfind>';
+    const res = await dav('PROPFIND', '/', { headers: { Depth: '0', 'Content-Type': 'application/xml' }, body });
+    expect(res.status).toBe(207);
+    expect([propText(res.text, 'quota-available-bytes'), propText(res.text, 'quota-used-bytes')]).toEqual(['400', '600']);
+    const set =
+      '<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:"><D:set><D:prop><D:quota-used-bytes>1</D:quota-used-bytes></D:prop></D:set></D:propertyupdate>';
+    expect((await dav('PROPPATCH', '/seed.bin', { headers: { 'Content-Type': 'application/xml' }, body: set })).text).toContain('403 Forbidden');
+    // Without a quota, the properties are not there.
+    const admin = davClient(fm.url, 'admin', fm.adminPassword);
+    expect((await admin('PROPFIND', '/', { headers: { Depth: '0', 'Content-Type': 'application/xml' }, body })).text).toContain('404 Not Found');
   });
 });
 
