@@ -1,7 +1,8 @@
 /**
  * File operations behind /api/resources: create (POST), save (PUT), copy and move (PATCH) and
  * delete. Each resolves its paths through the gate, checks every descendant of a recursive
- * operation, runs inside the event hooks and announces what changed on disk. The disk is
+ * operation, reserves room in the user's quota before any byte (quotas.ts), runs inside the
+ * event hooks and announces what changed on disk. The disk is
  * changed only through the folder handles the gate hands out, opened after the before-hooks
  * ran (disk/handle.ts), and every file is written by disk/place.ts.
  */
