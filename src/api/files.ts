@@ -40,9 +40,22 @@ export interface ListingDto extends FileInfoDto {
   numTotal?: number;
 }
 
+/**
+ * GET /api/usage: filebrowser's total/used of the file system, or, for a user with a byte quota,
+ * of the quota (total = quota, used = the scope's bytes), so filebrowser's own sidebar shows it.
+ * fm's fields are there for a user with any quota.
+ */
 export interface UsageDto {
   total: number;
   used: number;
+  /** The byte quota (0 = none). */
+  quota?: number;
+  /** The entry quota (0 = none). */
+  quotaFiles?: number;
+  /** Bytes in the user's scope. */
+  bytes?: number;
+  /** Entries (files, folders, links) in the user's scope. */
+  files?: number;
 }
 
 /**

@@ -30,6 +30,10 @@ export interface UserDefaults {
   hideDotfiles: boolean;
   dateFormat: boolean;
   aceEditorTheme: string;
+  /** A new user's byte quota (0 = none). */
+  quota: number;
+  /** A new user's entry quota (0 = none). */
+  quotaFiles: number;
 }
 
 export interface Branding {

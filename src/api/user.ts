@@ -97,6 +97,10 @@ export interface UserData {
   hideDotfiles: boolean;
   dateFormat: boolean;
   aceEditorTheme: string;
+  /** Byte quota over the user's scope (0 = none; docs/quotas.md). */
+  quota: number;
+  /** Entry quota over the user's scope: files, folders and links (0 = none). */
+  quotaFiles: number;
 }
 
 /** What the server returns for a user: everything but the password hash. */

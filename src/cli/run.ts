@@ -102,6 +102,8 @@ export function cliActor(): UserRecord {
     hideDotfiles: false,
     dateFormat: false,
     aceEditorTheme: '',
+    quota: 0,
+    quotaFiles: 0,
     sessionEpoch: 0,
     updatedAt: 0,
   };

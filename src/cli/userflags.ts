@@ -6,6 +6,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { UserDefaults } from '../api/settings.ts';
 import { LOCALE_CODES, PERMISSION_NAMES, SORT_FIELDS, VIEW_MODES, type Rule, type ViewMode } from '../api/user.ts';
+import { parseSize } from '../api/size.ts';
 
 /** The interface languages (spec §1); filebrowser's spellings are accepted as aliases. */
 export const LOCALES = LOCALE_CODES;
@@ -33,6 +34,22 @@ export function parseList(raw: string): string[] {
     .filter(Boolean);
 }
 
+/** Parses `--quota`: a size (`10GiB`, `500MB`, bytes); 0 = no quota. */
+export function parseQuota(raw: string): number {
+  try {
+    return parseSize(raw);
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
+}
+
+/** Parses `--quota-files`: a whole number of entries; 0 = no limit. */
+export function parseQuotaFiles(raw: string): number {
+  const n = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`invalid number of files "${raw}" (a whole number; 0 = no limit)`);
+  return n;
+}
+
 /** The flags of the user template (everything a user has that the defaults also have). */
 export function addUserTemplateOptions(cmd: Command): Command {
   cmd.option('--admin', 'admin: every permission, user management and settings').option('--no-admin', 'not an admin');
@@ -55,7 +72,9 @@ export function addUserTemplateOptions(cmd: Command): Command {
     .option('--no-hide-dotfiles', 'show dotfiles')
     .option('--date-format', 'show exact dates instead of relative times')
     .option('--no-date-format', 'show relative times')
-    .option('--ace-editor-theme <theme>', 'editor theme name');
+    .option('--ace-editor-theme <theme>', 'editor theme name')
+    .addOption(new Option('--quota <size>', 'byte quota over the scope (e.g. 10GiB, 500MB; 0 = none)').argParser(parseQuota))
+    .addOption(new Option('--quota-files <n>', 'most files, folders and links in the scope (0 = no limit)').argParser(parseQuotaFiles));
 }
 
 export function addLockPasswordOption(cmd: Command): Command {
@@ -77,6 +96,8 @@ export interface UserFlagValues {
   dateFormat?: boolean;
   aceEditorTheme?: string;
   lockPassword?: boolean;
+  quota?: number;
+  quotaFiles?: number;
   [perm: `perm${string}`]: boolean | undefined;
 }
 
@@ -119,5 +140,7 @@ export function userChanges(base: UserTemplateFields, o: UserFlagValues): Partia
   if (o.dateFormat !== undefined) out.dateFormat = o.dateFormat;
   if (o.aceEditorTheme !== undefined) out.aceEditorTheme = o.aceEditorTheme;
   if (o.lockPassword !== undefined) out.lockPassword = o.lockPassword;
+  if (o.quota !== undefined) out.quota = o.quota;
+  if (o.quotaFiles !== undefined) out.quotaFiles = o.quotaFiles;
   return out;
 }

@@ -14,7 +14,7 @@ import {
 } from '../api/settings.ts';
 import { VIEW_MODES } from '../api/user.ts';
 import { sameType } from './same-type.ts';
-import { PermissionsSchema, RuleSchema, SortingSchema } from './user.ts';
+import { PermissionsSchema, QuotaSchema, RuleSchema, SortingSchema } from './user.ts';
 
 export const UserDefaultsSchema = z.object({
   scope: z.string().default('.'),
@@ -41,6 +41,8 @@ export const UserDefaultsSchema = z.object({
   hideDotfiles: z.boolean().default(false),
   dateFormat: z.boolean().default(false),
   aceEditorTheme: z.string().default(''),
+  quota: QuotaSchema,
+  quotaFiles: QuotaSchema,
 });
 sameType<z.output<typeof UserDefaultsSchema>, UserDefaults>(true);
 

@@ -30,6 +30,9 @@ export const RuleSchema = z.object({
 });
 sameType<z.output<typeof RuleSchema>, Rule>(true);
 
+/** A quota: a whole number of bytes or entries, 0 for none. */
+export const QuotaSchema = z.number().int('must be a whole number').nonnegative('must not be negative').max(Number.MAX_SAFE_INTEGER).default(0);
+
 /** The fields a user record has on the wire (password is a write-only field). */
 export const UserDataSchema = z.object({
   id: z.number().int().nonnegative().default(0),
@@ -56,6 +59,8 @@ export const UserDataSchema = z.object({
   hideDotfiles: z.boolean().default(false),
   dateFormat: z.boolean().default(false),
   aceEditorTheme: z.string().default(''),
+  quota: QuotaSchema,
+  quotaFiles: QuotaSchema,
 });
 sameType<z.output<typeof UserDataSchema>, UserData>(true);
 

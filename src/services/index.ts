@@ -25,6 +25,8 @@ import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
 import { TrashService } from './trash/index.ts';
+import { QuotaService } from './quotas.ts';
+import { FolderUsage } from './quota-usage.ts';
 
 export interface ServiceOptions {
   /**
@@ -96,6 +98,8 @@ export interface Services {
   closers: Array<() => Promise<void>>;
   /** Upload-only (drop) share links: uploads and their counters. */
   drops: DropService;
+  /** Per-user quotas: usage of a scope and the room check every write path makes. */
+  quotas: QuotaService;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -144,7 +148,8 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   shares.attach(events);
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
   const hooks = new ExecHookRunner(repos, gate, exec, options.log);
-  const trash = new TrashService({ gate, hooks, events, repos, log: options.log, dirSize: (abs) => searchIndex.dirSize(abs) });
+  const quotas = new QuotaService(options.root, new FolderUsage({ index: searchIndex, skip: (abs) => gate.isProtected(abs), events }));
+  const trash = new TrashService({ gate, hooks, events, repos, log: options.log, dirSize: (abs) => searchIndex.dirSize(abs), quotas });
   closers.push(() => trash.close());
   const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
   const services: Services = {
@@ -182,6 +187,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     closers,
     trash,
     drops: new DropService(repos, () => services),
+    quotas,
   };
   return services;
 }

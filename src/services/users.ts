@@ -15,7 +15,7 @@ import { checkAllowlist } from './exec/launchers.ts';
 import { checkRules, type AllowlistOptions } from './settings.ts';
 
 /** Fields only an admin may change. */
-const ADMIN_FIELDS = new Set(['username', 'scope', 'lockPassword', 'perm', 'commands', 'rules']);
+const ADMIN_FIELDS = new Set(['username', 'scope', 'lockPassword', 'perm', 'commands', 'rules', 'quota', 'quotaFiles']);
 /** Fields whose change needs the caller's current password (json auth). */
 const SENSITIVE_FIELDS = new Set(['all', 'username', 'password', 'scope', 'lockPassword', 'commands', 'perm']);
 const FIELDS = [
@@ -34,6 +34,8 @@ const FIELDS = [
   'hideDotfiles',
   'dateFormat',
   'aceEditorTheme',
+  'quota',
+  'quotaFiles',
 ] as const;
 type Field = (typeof FIELDS)[number];
 
@@ -158,7 +160,7 @@ export class UserService {
     if (full && !actor.perm.admin) throw new ForbiddenError('only admins can replace a whole user');
     const fields: Field[] = full ? [...FIELDS] : (which as Field[]);
     if (!actor.perm.admin && fields.some((f) => ADMIN_FIELDS.has(f))) {
-      throw new ForbiddenError('only admins can change username, scope, lockPassword, permissions, commands or rules');
+      throw new ForbiddenError('only admins can change username, scope, lockPassword, permissions, commands, rules or quotas');
     }
     const newPassword = typeof rawData.password === 'string' ? rawData.password : '';
     const changesPassword = fields.includes('password') && newPassword !== '';

@@ -41,7 +41,7 @@ const recorder: HookRunner = {
 
 async function remove(virtual: string, user = alice) {
   const access = await services.gate.access(user, await services.repos.settings.get());
-  await deleteResource({ gate: services.gate, events: services.events, hooks: recorder, trash }, access, virtual);
+  await deleteResource({ gate: services.gate, events: services.events, hooks: recorder, trash, quotas: services.quotas }, access, virtual);
 }
 
 beforeEach(async () => {

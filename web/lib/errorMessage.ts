@@ -20,6 +20,7 @@ const BY_CODE: Record<string, string> = {
   locked: 'errors.code.locked',
   too_many_requests: 'errors.code.tooManyRequests',
   insufficient_storage: 'errors.code.noSpace',
+  quota: 'quota.over',
   internal: 'errors.internal',
 };
 

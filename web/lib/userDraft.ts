@@ -2,6 +2,7 @@
 import { type Permissions, type PermissionName, type Rule, type UserDto, type ViewMode, withPermission } from '../../src/api/user.ts';
 import type { UserDefaults } from '../../src/api/settings.ts';
 import { completeRules } from './rules.ts';
+import { formatSize, parseSize } from '../../src/api/size.ts';
 
 /** The permission ticks in display order (admin first). */
 export const PERMISSIONS: PermissionName[] = ['admin', 'create', 'delete', 'download', 'modify', 'execute', 'rename', 'share'];
@@ -23,6 +24,27 @@ export interface UserDraft {
   dateFormat: boolean;
   /** New users only, when the server creates home folders: scope is left blank for the server to fill. */
   createUserDir: boolean;
+  /** Byte quota as typed (`10GB`, bytes); blank for none. */
+  quota: string;
+  /** Entry quota as typed; blank for none. */
+  quotaFiles: string;
+}
+
+/** A typed byte quota in bytes: blank is 0 (none); NaN when it cannot be read. */
+export function quotaFromText(text: string): number {
+  if (text.trim() === '') return 0;
+  try {
+    return parseSize(text);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** A typed entry quota: blank is 0 (none); NaN unless a whole number. */
+export function quotaFilesFromText(text: string): number {
+  const t = text.trim();
+  if (t === '') return 0;
+  return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : Number.NaN;
 }
 
 /** `"ls  echo "` → `["ls", "echo"]`; empty input gives an empty list (spec §5). */
@@ -55,6 +77,8 @@ export function draftFrom(u: Partial<UserDto> & Pick<UserDefaults, 'scope' | 'lo
     hideDotfiles: u.hideDotfiles ?? false,
     dateFormat: u.dateFormat ?? false,
     createUserDir,
+    quota: u.quota ? formatSize(u.quota) : '',
+    quotaFiles: u.quotaFiles ? String(u.quotaFiles) : '',
   };
 }
 
@@ -70,11 +94,13 @@ export function defaultsData(d: UserDraft, base: UserDefaults): UserDefaults {
     dateFormat: d.dateFormat,
     perm: d.perm,
     commands: commandsFromText(d.commands),
+    quota: quotaFromText(d.quota),
+    quotaFiles: quotaFilesFromText(d.quotaFiles),
   };
 }
 
 /** The fields a user form edits, as the users API names them. */
-export const USER_FIELDS = ['username', 'password', 'scope', 'locale', 'lockPassword', 'perm', 'commands', 'rules'] as const;
+export const USER_FIELDS = ['username', 'password', 'scope', 'locale', 'lockPassword', 'perm', 'commands', 'rules', 'quota', 'quotaFiles'] as const;
 export type UserField = (typeof USER_FIELDS)[number];
 /** Fields whose change needs the current password (json auth). */
 const SENSITIVE = new Set<UserField>(['username', 'password', 'scope', 'lockPassword', 'commands', 'perm']);
@@ -90,6 +116,8 @@ export function userData(d: UserDraft): Record<UserField, unknown> {
     perm: d.perm,
     commands: commandsFromText(d.commands),
     rules: completeRules(d.rules),
+    quota: quotaFromText(d.quota),
+    quotaFiles: quotaFilesFromText(d.quotaFiles),
   };
 }
 

@@ -226,6 +226,8 @@ function describeSettings(s: Settings): string {
     ['hide dotfiles', d.hideDotfiles],
     ['date format', d.dateFormat],
     ['sorting', `${d.sorting.by} ${d.sorting.asc ? 'ascending' : 'descending'}`],
+    ['quota', d.quota ? formatSize(d.quota) : '-'],
+    ['quota files', d.quotaFiles || '-'],
   ]);
   return `${main}\n\ndefaults for new users:\n${defaults.replace(/^/gm, '  ')}`;
 }

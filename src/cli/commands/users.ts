@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, UsageError } from '../../errors.ts';
 import type { UserRecord } from '../../storage/repos/users.ts';
 import type { Repos } from '../../services/context.ts';
 import { keyValues, table } from '../table.ts';
+import { formatSize } from '../../api/size.ts';
 import { askNewPassword, confirmDestructive, readPasswordFromStdin } from '../prompt.ts';
 import { addLockPasswordOption, addUserTemplateOptions, FLAG_PERMISSIONS, userChanges, type UserFlagValues } from '../userflags.ts';
 
@@ -42,7 +43,8 @@ Examples:
   fm users add alice                          ask for the password (on a terminal)
   fm users add alice "a long passphrase" --scope /alice --no-perm-delete
   printf '%s\\n' "$PW" | fm users add bob --password-stdin --admin
-  fm users add carol --password-hash "$(fm hash 'a long passphrase')"`,
+  fm users add carol --password-hash "$(fm hash 'a long passphrase')"
+  fm users add dave --quota 10GiB --quota-files 100000`,
     )
     .action(
       action(async (username: string, password: string | undefined, opts: AddOptions, cmd: Command) => {
@@ -125,7 +127,8 @@ Examples:
   fm users update 3 --no-perm-share --no-perm-delete --scope /projects
   fm users update bob --password              ask for a new password (on a terminal)
   fm users update bob --commands "git,ls"     only these commands (exec must be enabled)
-  fm users update bob --reset-2fa             bob lost his phone and his recovery codes`,
+  fm users update bob --reset-2fa             bob lost his phone and his recovery codes
+  fm users update bob --quota 0               no byte quota any more`,
     )
     .action(
       action(async (who: string, opts: UpdateOptions, cmd: Command) => {
@@ -266,6 +269,8 @@ function describeUser(u: UserRecord): string {
     ['hide dotfiles', u.hideDotfiles],
     ['date format', u.dateFormat],
     ['sorting', `${u.sorting.by} ${u.sorting.asc ? 'ascending' : 'descending'}`],
+    ['quota', u.quota ? formatSize(u.quota) : '-'],
+    ['quota files', u.quotaFiles || '-'],
     ['rules', u.rules.length ? `${u.rules.length} (fm rules ls --user ${u.id})` : '-'],
   ]);
 }

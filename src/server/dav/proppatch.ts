@@ -8,7 +8,7 @@ import { BadRequestError } from '../../errors.ts';
 import { setModified } from '../../services/files/operations.ts';
 import { assertUnlocked, checkIf, type DavRequest } from './request.ts';
 import { hrefOf } from './hrefs.ts';
-import { LIVE } from './props.ts';
+import { LIVE, QUOTA_PROPS } from './props.ts';
 import { DAV_NS, davChild, elements, escapeXml, propElement, propKey, readXmlBody, sendMultistatus, serializeNodes, textOf } from './xml.ts';
 import type { FmContext } from '../types.ts';
 
@@ -32,7 +32,7 @@ function mtimeOf(i: Instruction): Date | undefined {
 function refusal(i: Instruction): string | undefined {
   const mtime = mtimeOf(i);
   if (mtime) return Number.isNaN(mtime.getTime()) ? '409 Conflict' : undefined;
-  if (i.ns === DAV_NS && LIVE.includes(i.name)) return '403 Forbidden';
+  if (i.ns === DAV_NS && (LIVE.includes(i.name) || QUOTA_PROPS.includes(i.name))) return '403 Forbidden';
   return undefined;
 }
 

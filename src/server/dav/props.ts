@@ -19,6 +19,7 @@ import { etagAt, type DavRequest } from './request.ts';
 import { DAV_NS, davChild, elements, escapeXml, propElement, propKey, readXmlBody, sendDavError, sendMultistatus, sendMultistatusBuffers } from './xml.ts';
 import { largeMemberResponses } from './propfind-large.ts';
 import type { FmContext } from '../types.ts';
+import type { Usage } from '../../services/quota-usage.ts';
 
 /** The live properties fm computes, in allprop order. */
 export const LIVE = [
@@ -32,6 +33,9 @@ export const LIVE = [
   'supportedlock',
   'lockdiscovery',
 ];
+
+/** RFC 4331's quota properties: answered on folders for a user with a byte quota, when asked for by name. */
+export const QUOTA_PROPS = ['quota-available-bytes', 'quota-used-bytes'];
 
 type Wanted = { kind: 'allprop' } | { kind: 'propname' } | { kind: 'prop'; props: Array<{ ns: string; name: string }> };
 
@@ -73,22 +77,28 @@ export async function handlePropfind(ctx: FmContext, req: DavRequest): Promise<v
     for (const k of await ctx.services.repos.deadProps.under(entries[0].real)) withProps.add(k);
     if (entries[0].abs !== entries[0].real) for (const k of await ctx.services.repos.deadProps.under(entries[0].abs)) withProps.add(k);
   }
+  const { user } = req.access;
+  const asksQuota = wanted.kind === 'prop' && wanted.props.some((p) => p.ns === DAV_NS && QUOTA_PROPS.includes(p.name));
+  const quota = asksQuota && !req.share && user.quota > 0 ? { quota: user.quota, ...(await ctx.services.quotas.usageOf(user)) } : undefined;
   const deadOf = async (e: Entry) => (withProps.has(e.abs) ? await ctx.services.repos.deadProps.get(e.abs) : {});
-  if (target?.isDir && depth === '1' && wanted.kind !== 'propname') {
-    const props =
-      wanted.kind === 'prop' ? wanted.props : LIVE.filter((n) => n !== 'supportedlock' && n !== 'lockdiscovery').map((name) => ({ ns: DAV_NS, name }));
-    const describeMember = async (e: Entry) => describe(ctx, req, e, wanted, await deadOf(e), true);
-    const members = await largeMemberResponses(ctx, req, target, { props, allprop: wanted.kind === 'allprop', withProps, describe: describeMember });
-    if (members) {
-      const self = describe(ctx, req, entries[0], wanted, await deadOf(entries[0]), false);
-      return sendMultistatusBuffers(ctx, [Buffer.from(self), ...members]);
+  if (target?.isDir && depth === '1') {
+    // The listing workers write what needs neither the lock table nor the quota.
+    if (wanted.kind !== 'propname' && !quota) {
+      const props =
+        wanted.kind === 'prop' ? wanted.props : LIVE.filter((n) => n !== 'supportedlock' && n !== 'lockdiscovery').map((name) => ({ ns: DAV_NS, name }));
+      const describeMember = async (e: Entry) => describe(ctx, req, e, wanted, await deadOf(e), true);
+      const members = await largeMemberResponses(ctx, req, target, { props, allprop: wanted.kind === 'allprop', withProps, describe: describeMember });
+      if (members) {
+        const self = describe(ctx, req, entries[0], wanted, await deadOf(entries[0]), false);
+        return sendMultistatusBuffers(ctx, [Buffer.from(self), ...members]);
+      }
     }
     entries.push(...(await childEntries(ctx, target, withEtag)));
   }
   const out: string[] = [];
   for (let i = 0; i < entries.length; i++) {
     const e = entries[i];
-    out.push(describe(ctx, req, e, wanted, await deadOf(e), i > 0));
+    out.push(describe(ctx, req, e, wanted, await deadOf(e), i > 0, quota));
   }
   sendMultistatus(ctx, out);
 }
@@ -199,12 +209,27 @@ function propstat(props: string, status: string): string {
   return `<D:propstat><D:prop>${props}</D:prop><D:status>HTTP/1.1 ${status}</D:status></D:propstat>`;
 }
 
-function describe(ctx: FmContext, req: DavRequest, e: Entry, wanted: Wanted, dead: Record<string, string>, member: boolean): string {
+/** The value of a quota property of a folder (the scope's figures, whichever folder), or undefined. */
+function quotaValue(name: string, e: Entry, quota?: Usage & { quota: number }): string | undefined {
+  if (!quota || !e.isDir) return undefined;
+  return String(name === 'quota-used-bytes' ? quota.bytes : Math.max(0, quota.quota - quota.bytes));
+}
+
+function describe(
+  ctx: FmContext,
+  req: DavRequest,
+  e: Entry,
+  wanted: Wanted,
+  dead: Record<string, string>,
+  member: boolean,
+  quota?: Usage & { quota: number },
+): string {
   let found = '';
   let missing = '';
   if (wanted.kind === 'prop') {
     for (const p of wanted.props) {
-      const value = p.ns === DAV_NS && LIVE.includes(p.name) ? liveValue(ctx, req, e, p.name) : dead[propKey(p.ns, p.name)];
+      const live = p.ns === DAV_NS && (LIVE.includes(p.name) || QUOTA_PROPS.includes(p.name));
+      const value = !live ? dead[propKey(p.ns, p.name)] : QUOTA_PROPS.includes(p.name) ? quotaValue(p.name, e, quota) : liveValue(ctx, req, e, p.name);
       if (value === undefined) missing += propElement(p.ns, p.name, '');
       else found += propElement(p.ns, p.name, value);
     }

@@ -26,7 +26,7 @@ import { dropPath } from './names.ts';
 export { DropLimitError } from './counters.ts';
 export { dropPath } from './names.ts';
 
-type Deps = Pick<Services, 'shares' | 'gate' | 'uploads' | 'hooks' | 'events'>;
+type Deps = Pick<Services, 'shares' | 'gate' | 'uploads' | 'hooks' | 'events' | 'quotas'>;
 
 /** A drop link opened for an upload of one name. */
 export interface DropTarget {

@@ -1,7 +1,8 @@
 /**
  * File operations behind /api/resources: create (POST), save (PUT), copy and move (PATCH) and
  * delete. Each resolves its paths through the gate, checks every descendant of a recursive
- * operation, runs inside the event hooks and announces what changed on disk. The disk is
+ * operation, reserves room in the user's quota before any byte (quotas.ts), runs inside the
+ * event hooks and announces what changed on disk. The disk is
  * changed only through the folder handles the gate hands out, opened after the before-hooks
  * ran (disk/handle.ts), and every file is written by disk/place.ts.
  */
@@ -12,6 +13,7 @@ import { BadRequestError, ConflictError, ForbiddenError, PayloadTooLargeError } 
 import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
 import type { TrashService } from '../trash/index.ts';
+import type { QuotaService } from '../quotas.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
 import { lstatOrMissing } from './disk/lookup.ts';
 import { placeFile } from './disk/place.ts';
@@ -26,6 +28,7 @@ export interface OperationServices {
   events: FileEvents;
   /** Where deletes go while the trash is on (settings.trashRetention > 0). */
   trash?: Pick<TrashService, 'put'>;
+  quotas: QuotaService;
 }
 
 export interface WriteInput {
@@ -71,13 +74,18 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   if (input.folder || input.virtual === '/') {
     const target = await gate.resolve(access, input.virtual, 'create', { mustExist: false });
     if (target.exists && !target.isDir) throw new ConflictError('a file with that name exists', 'exists');
-    await svc.hooks.around(hookContext(access, event, target.real), async () => {
-      if (target.virtual === '/') return;
-      await gate.withParent(target, { create: dirMode }, async (dir, name) => {
-        await (await dir.ensureChild(name, dirMode)).close();
+    const room = await svc.quotas.reserve(access.user, { bytes: 0, files: target.exists ? 0 : 1 });
+    try {
+      await svc.hooks.around(hookContext(access, event, target.real), async () => {
+        if (target.virtual === '/') return;
+        await gate.withParent(target, { create: dirMode }, async (dir, name) => {
+          await (await dir.ensureChild(name, dirMode)).close();
+        });
       });
-    });
-    await svc.events.emit('written', { abs: target.real, isDir: true, user: access.user });
+      await svc.events.emit('written', { abs: target.real, isDir: true, user: access.user });
+    } finally {
+      room.release();
+    }
     return {};
   }
 
@@ -104,21 +112,26 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
     override = target.exists || mayModify(access);
   }
 
+  // Only the difference to the replaced file counts; a body of unknown length is covered as it comes.
+  const replaced = target.exists ? (target.stat?.size ?? 0) : 0;
+  const room = await svc.quotas.reserve(access.user, { bytes: (input.length ?? 0) - replaced, files: target.exists ? 0 : 1 });
   let written = 0;
-  const onBytes =
-    input.maxSize > 0
-      ? (n: number) => {
-          written += n;
-          if (written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
-        }
-      : undefined;
-  const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
-    gate.withParent(target, { create: dirMode }, (dir, name) =>
-      placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
-    ),
-  );
-  await svc.events.emit('written', { abs: target.real, isDir: false, user: access.user });
-  return { stat: placed.stat };
+  const onBytes = (n: number) => {
+    written += n;
+    if (input.maxSize > 0 && written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
+    room.cover(written - replaced);
+  };
+  try {
+    const placed = await svc.hooks.around(hookContext(access, event, target.real), () =>
+      gate.withParent(target, { create: dirMode }, (dir, name) =>
+        placeFile(dir, name, { kind: 'stream', stream: input.body, onBytes }, { override, mode: fileMode, keepReplacedMode: true }),
+      ),
+    );
+    await svc.events.emit('written', { abs: target.real, isDir: false, user: access.user });
+    return { stat: placed.stat };
+  } finally {
+    room.release();
+  }
 }
 
 /**
@@ -189,19 +202,25 @@ export async function patchResource(svc: OperationServices, access: Access, inpu
 
   await gate.checkTree(src, { mappedTo: dst.virtual, refuseEscapingLinks: isCopy });
   if (override) await gate.checkTree(dst);
+  // A move stays inside the user's scope (the gate confines both ends), so only a copy adds.
+  const room = isCopy ? await svc.quotas.reserve(access.user, await svc.quotas.roomForCopy(src, override ? dst : undefined)) : undefined;
 
   // A copy reads and writes contents (through links inside the scope); a move acts on entries.
   const from = isCopy ? src.real : src.abs;
   const to = isCopy ? dst.real : dst.abs;
-  await svc.hooks.around(hookContext(access, input.action, from, to), () =>
-    gate.withParent(src, { entry: !isCopy }, (srcDir, srcName) =>
-      gate.withParent(dst, { entry: !isCopy, create: access.settings.dirMode }, (dstDir, dstName) =>
-        isCopy ? copyEntry(srcDir, srcName, dstDir, dstName, override) : moveEntry(srcDir, srcName, dstDir, dstName, override),
+  try {
+    await svc.hooks.around(hookContext(access, input.action, from, to), () =>
+      gate.withParent(src, { entry: !isCopy }, (srcDir, srcName) =>
+        gate.withParent(dst, { entry: !isCopy, create: access.settings.dirMode }, (dstDir, dstName) =>
+          isCopy ? copyEntry(srcDir, srcName, dstDir, dstName, override) : moveEntry(srcDir, srcName, dstDir, dstName, override),
+        ),
       ),
-    ),
-  );
-  if (isCopy) await svc.events.emit('written', { abs: to, isDir: src.isDir, user: access.user });
-  else await svc.events.emit('moved', { fromAbs: from, toAbs: to, isDir: src.isDir, user: access.user });
+    );
+    if (isCopy) await svc.events.emit('written', { abs: to, isDir: src.isDir, user: access.user });
+    else await svc.events.emit('moved', { fromAbs: from, toAbs: to, isDir: src.isDir, user: access.user });
+  } finally {
+    room?.release();
+  }
   return dst.virtual;
 }
 

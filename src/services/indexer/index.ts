@@ -254,6 +254,13 @@ export class SearchIndex {
     return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
   }
 
+  /** Bytes and number of entries under a folder, from the index; undefined until it is ready or when not indexed. */
+  treeUsage(abs: string): { bytes: number; files: number } | undefined {
+    if (!this.ready) return undefined;
+    const id = this.idOf(abs);
+    return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSize[id], files: this.store.treeCount[id] } : undefined;
+  }
+
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */
   childDirSizes(dirAbs: string): Map<string, number> | undefined {
     if (!this.ready) return undefined;

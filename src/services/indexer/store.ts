@@ -35,6 +35,8 @@ export class EntryStore {
   children: Array<number[] | undefined> = [];
   /** Total size of everything under a folder (files only count their own size). */
   treeSize = new Float64Array(1024);
+  /** How many entries are under a folder, at any depth (0 for files): quotas read it. */
+  treeCount = new Uint32Array(1024);
   count = 0;
   live = 0;
 
@@ -46,7 +48,7 @@ export class EntryStore {
     let cap = this.parent.length;
     if (min <= cap) return;
     while (cap < min) cap *= 2;
-    const g = <T extends Int32Array | Float64Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
+    const g = <T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
       const b = new C(cap);
       b.set(a);
       return b;
@@ -56,6 +58,7 @@ export class EntryStore {
     this.mtime = g(this.mtime, Float64Array);
     this.flags = g(this.flags, Uint8Array);
     this.treeSize = g(this.treeSize, Float64Array);
+    this.treeCount = g(this.treeCount, Uint32Array);
   }
 
   private push(parent: number, e: EntryData): number {
@@ -68,6 +71,7 @@ export class EntryStore {
     this.names[id] = e.name;
     this.children[id] = e.isDir ? [] : undefined;
     this.treeSize[id] = e.isDir ? 0 : e.size;
+    this.treeCount[id] = 0;
     this.live++;
     return id;
   }
@@ -101,6 +105,7 @@ export class EntryStore {
     const id = this.push(dir, e);
     this.children[dir]!.push(id);
     if (!e.isDir && e.size) this.addTreeSize(dir, e.size);
+    this.addTreeCount(dir, 1);
     return id;
   }
 
@@ -120,6 +125,10 @@ export class EntryStore {
     for (let d = dir; d >= 0; d = this.parent[d]) this.treeSize[d] += delta;
   }
 
+  private addTreeCount(dir: number, delta: number): void {
+    for (let d = dir; d >= 0; d = this.parent[d]) this.treeCount[d] += delta;
+  }
+
   /** Removes an entry and everything under it; returns the removed ids. */
   remove(id: number): number[] {
     if (id === ROOT_ID || this.isDead(id)) return [];
@@ -130,6 +139,7 @@ export class EntryStore {
       if (i >= 0) kids.splice(i, 1);
     }
     this.addTreeSize(parent, -this.treeSize[id]);
+    this.addTreeCount(parent, -(this.treeCount[id] + 1));
     const removed: number[] = [];
     const stack = [id];
     while (stack.length) {

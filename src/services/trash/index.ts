@@ -11,6 +11,7 @@ import type { UserRecord } from '../../storage/repos/users.ts';
 import type { Logger, Repos } from '../context.ts';
 import type { FileEvents } from '../events.ts';
 import type { HookRunner } from '../hooks.ts';
+import type { QuotaService } from '../quotas.ts';
 import { isInside } from '../files/disk/handle.ts';
 import { lstatOrMissing } from '../files/disk/lookup.ts';
 import { type Bin, TRASH_DIR, binOwners, moveIn, mountsInside, openBin, purge, reconcile, writeRecord } from '../files/disk/trash.ts';
@@ -30,6 +31,8 @@ export interface TrashDeps {
   log: Logger;
   /** A folder's total size from the search index, when it has one. */
   dirSize?: (abs: string) => number | undefined;
+  /** The owner's quota, checked (and held) before a restore moves anything. */
+  quotas?: Pick<QuotaService, 'reserve'>;
 }
 
 export interface RestoreOptions {
@@ -177,11 +180,17 @@ export class TrashService {
           replace = true;
         } else throw new ConflictError(`${dst.virtual} exists`, 'exists');
       }
-      // Quota: the room for `item.size` bytes is checked here, before anything moves.
-      await hooks.around({ event: 'upload', user, file: dst.abs, scope: access.rootReal, destination: access.rootReal }, async () => {
-        if (replace) await this.replace(access, dst);
-        await gate.withParent(dst, { entry: true, create: access.settings.dirMode }, (dir, name) => moveEntry(bin.files, id, dir, name, false));
-      });
+      // The item's bytes come back into the scope (a folder counts as one entry: its entries
+      // are not counted in the trash). Held until the move is done, so parallel writes see it.
+      const room = await this.deps.quotas?.reserve(user, { bytes: item.size, files: 1 });
+      try {
+        await hooks.around({ event: 'upload', user, file: dst.abs, scope: access.rootReal, destination: access.rootReal }, async () => {
+          if (replace) await this.replace(access, dst);
+          await gate.withParent(dst, { entry: true, create: access.settings.dirMode }, (dir, name) => moveEntry(bin.files, id, dir, name, false));
+        });
+      } finally {
+        room?.release();
+      }
       await bin.info.unlink(`${id}.json`).catch(() => {});
       await events.emit('written', { abs: dst.abs, isDir: item.isDir, user });
       return dst.virtual;

@@ -19,6 +19,7 @@ import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
 import type { Staging, UploadRecord } from './staging.ts';
+import type { Reservation } from '../quotas.ts';
 
 /** What HEAD and PATCH report. */
 export interface UploadStatus {
@@ -47,7 +48,7 @@ export interface UploadRef {
   tag: string;
 }
 
-type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos'>;
+type Deps = Pick<Services, 'hooks' | 'events' | 'gate' | 'log' | 'repos' | 'quotas'>;
 
 /** An unfinished upload file without a record (or the reverse) is removed after this long. */
 const ORPHAN_GRACE_MS = 60_000;
@@ -63,6 +64,8 @@ function offsetConflict(offset: number): FmError {
 
 export class UploadService {
   private readonly locks = new UploadLocks();
+  /** The quota room each unfinished upload holds for its declared length, by upload id (in memory). */
+  private readonly rooms = new Map<string, Reservation>();
   private lastSweep = 0;
   private timer?: NodeJS.Timeout;
   private firstSweep?: NodeJS.Timeout;
@@ -138,6 +141,12 @@ export class UploadService {
     const release = await this.locks.takeOver(id);
     try {
       await this.staging.remove(id);
+      this.releaseRoom(id);
+      // Only the difference to a replaced file counts; under a free name nothing is replaced.
+      const replacing = target.exists && !input.freeName;
+      const replaced = replacing ? (target.stat?.size ?? 0) : 0;
+      const room = await this.deps().quotas.reserve(access.user, { bytes: input.length - replaced, files: replacing ? 0 : 1 });
+      this.rooms.set(id, room);
       const rec: UploadRecord = {
         v: 1,
         id,
@@ -151,7 +160,10 @@ export class UploadService {
         ...(input.ref ? { tag: input.ref.tag } : {}),
         ...(input.freeName ? { freeName: true } : {}),
       };
-      await this.staging.create(rec);
+      await this.staging.create(rec).catch((err: unknown) => {
+        this.releaseRoom(id);
+        throw err;
+      });
       if (input.length === 0) {
         await this.finish(rec, target);
         return { offset: 0, length: 0, metadata: rec.metadata, finished: true };
@@ -216,6 +228,7 @@ export class UploadService {
     const release = await this.locks.takeOver(rec.id);
     try {
       await this.staging.remove(rec.id);
+      this.releaseRoom(rec.id);
     } finally {
       release();
     }
@@ -228,9 +241,15 @@ export class UploadService {
     const release = await this.locks.takeOver(ref.id);
     try {
       await this.staging.remove(ref.id);
+      this.releaseRoom(ref.id);
     } finally {
       release();
     }
+  }
+
+  private releaseRoom(id: string): void {
+    this.rooms.get(id)?.release();
+    this.rooms.delete(id);
   }
 
   /**
@@ -252,6 +271,7 @@ export class UploadService {
       try {
         await this.staging.remove(id);
         await this.staging.removeTmp(id);
+        this.releaseRoom(id);
         removed++;
       } finally {
         release();
@@ -287,6 +307,7 @@ export class UploadService {
       if (release) {
         try {
           await this.staging.remove(id);
+          this.releaseRoom(id);
         } finally {
           release();
         }
@@ -304,7 +325,7 @@ export class UploadService {
    * tries again.
    */
   private async finish(rec: UploadRecord, target: Target): Promise<void> {
-    const { hooks, events, gate } = this.deps();
+    const { hooks, events, gate, quotas } = this.deps();
     const { access } = target;
     const part = this.staging.partPath(rec.id);
     let placed = target;
@@ -318,20 +339,27 @@ export class UploadService {
             placeFile(dir, name, { kind: 'staged', path: part }, { override: rec.override, mode: fileMode, keepReplacedMode: true }),
           ),
         );
-      if (rec.freeName) {
-        placed = (await placeUnderFreeName(gate, target, place)).target;
-      } else {
+      if (!rec.freeName) {
         if (target.isDir) throw new ConflictError('a folder exists at that path');
         if (target.exists && !rec.override) throw new ConflictError('a file with that name exists');
         if (target.exists) gate.checkPermission(access, 'modify');
-        await place(target);
       }
+      // Room reserved at creation; an upload created before a restart is checked now.
+      const replacing = !rec.freeName && target.exists;
+      if (!this.rooms.has(rec.id))
+        await quotas.assertRoom(access.user, { bytes: rec.length - (replacing ? (target.stat?.size ?? 0) : 0), files: replacing ? 0 : 1 });
+      if (rec.freeName) placed = (await placeUnderFreeName(gate, target, place)).target;
+      else await place(target);
     } catch (err) {
-      if (err instanceof FmError && err.status < 500) await this.staging.remove(rec.id);
+      if (err instanceof FmError && (err.status < 500 || err.code === 'quota')) {
+        await this.staging.remove(rec.id);
+        this.releaseRoom(rec.id);
+      }
       throw err;
     }
     await this.staging.forget(rec.id);
     await events.emit('written', { abs: placed.real, isDir: false, user: access.user });
+    this.releaseRoom(rec.id);
   }
 
   /** Free bytes for a new upload: the smaller of the staging and the target file systems. */

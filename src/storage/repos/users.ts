@@ -211,6 +211,8 @@ export function userData(u: UserRecord): UserData {
     hideDotfiles: u.hideDotfiles,
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme,
+    quota: u.quota,
+    quotaFiles: u.quotaFiles,
   };
 }
 

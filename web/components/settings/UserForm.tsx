@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { PermissionName } from '../../../src/api/user.ts';
 import { LOCALES, mapLanguageTag } from '../../i18n/locales.ts';
 import { RulesEditor } from './RulesEditor.tsx';
+import { QuotaFields } from './QuotaFields.tsx';
 import { PERMISSIONS, setPermission, type UserDraft } from '../../lib/userDraft.ts';
 
 export type UserFormMode = 'new' | 'edit' | 'defaults';
@@ -88,6 +89,7 @@ export function UserForm({ value: d, onChange, mode, exec, createUserDir = false
           onChange={(e) => set({ scope: e.target.value })}
         />
       </label>
+      <QuotaFields value={d} onChange={set} />
       <label className="field">
         <span>{t('settings.language')}</span>
         <select className="input" name="locale" value={localeCode} onChange={(e) => set({ locale: e.target.value })}>
