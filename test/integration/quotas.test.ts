@@ -255,3 +255,23 @@ describe('the quota fields', () => {
     await admin.fetch('/api/settings', { method: 'PUT', json: { ...settings, current_password: fm.adminPassword } });
   });
 });
+
+describe('a restore from the trash', () => {
+  it('needs room in the owner quota: 507 leaves the item in the trash, and it restores once there is room', async () => {
+    const u = await quotaUser(1000);
+    expect((await put(u, '/a.bin', 300)).status).toBe(200);
+    expect((await u.client.fetch('/api/resources/a.bin', { method: 'DELETE' })).status).toBe(204);
+    expect((await put(u, '/b.bin', 300)).status).toBe(200);
+    const [item] = await u.client.json<Array<{ id: string; name: string }>>('/api/trash');
+    expect(item.name).toBe('a.bin');
+    const refused = await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' });
+    expect(refused.status).toBe(507);
+    expect(refused.headers.get('X-Fm-Error')).toBe('quota');
+    expect(namesIn(u)).toEqual(['b.bin', 'seed.bin']);
+    expect((await u.client.json<unknown[]>('/api/trash')).length).toBe(1);
+
+    expect((await u.client.fetch('/api/resources/b.bin', { method: 'DELETE' })).status).toBe(204);
+    await expect.poll(async () => (await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' })).status).toBe(200);
+    expect(fs.statSync(path.join(u.dir, 'a.bin')).size).toBe(300);
+  });
+});
