@@ -127,6 +127,8 @@ export interface Settings {
   maxUploadSize: number;
   /** Seconds after its last write at which an unfinished upload is discarded (default 24 h). */
   uploadExpiry: number;
+  /** Seconds an audit log entry is kept before the background pruning removes it (default 90 days). */
+  auditRetention: number;
 }
 
 /** Fills every hook trigger key so clients always see the full map. */

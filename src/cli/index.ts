@@ -13,6 +13,7 @@ import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
 import { VERSION } from '../version.ts';
+import { auditCommand } from './commands/audit.ts';
 
 /** One factory per command group (one file each under commands/). */
 const GROUPS: Array<() => Command> = [
@@ -26,6 +27,7 @@ const GROUPS: Array<() => Command> = [
   hashCommand,
   versionCommand,
   completionCommand,
+  auditCommand,
 ];
 
 export function buildProgram(): Command {

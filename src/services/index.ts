@@ -23,6 +23,7 @@ import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
+import { AuditLog } from './audit.ts';
 
 export interface ServiceOptions {
   /**
@@ -90,6 +91,8 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+  /** The audit log: `record` queues an entry (docs/audit.md). */
+  audit: AuditLog;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -170,8 +173,16 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     options,
     log: options.log,
     closers,
+    audit: createAuditLog(repos, options.log, closers),
   };
   return services;
+}
+
+/** The audit log, flushed first thing at shutdown (closers run in reverse order). */
+function createAuditLog(repos: Repos, log: Logger, closers: Services['closers']): AuditLog {
+  const audit = new AuditLog(repos.audit, { retention: async () => (await repos.settings.get()).auditRetention, log });
+  closers.push(() => audit.close());
+  return audit;
 }
 
 function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {

@@ -201,6 +201,7 @@ function describeSettings(s: Settings): string {
     ['tus retry count', s.tus.retryCount],
     ['max upload size', s.maxUploadSize ? formatSize(s.maxUploadSize) : 'no limit'],
     ['unfinished uploads expire after', `${s.uploadExpiry} s`],
+    ['audit log entries kept for', `${s.auditRetention} s`],
     ['exec', onOff(s.enableExec)],
     ['exec network', onOff(s.execNetwork)],
     ['exec max memory', s.execMaxMemory ? formatSize(s.execMaxMemory) : 'no limit'],

@@ -11,6 +11,7 @@ import { SettingsChangesSchema } from '../../schemas/settings.ts';
 import { ForceQuerySchema } from '../../schemas/user.ts';
 import { presentSettings } from '../present.ts';
 import type { FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const putInput = { body: SettingsChangesSchema, query: ForceQuerySchema };
 
@@ -24,6 +25,13 @@ export function settingsRouter(): FmRouter {
 
   router.put('/api/settings', authenticate, requireAdmin, jsonBody(), validate(putInput), async (ctx) => {
     const { body, query } = inputOf(ctx, putInput);
+    // Field names only: values may be secrets (the OIDC client secret, reCAPTCHA's).
+    auditAs(ctx, {
+      action: 'settings-change',
+      detail: `changed ${Object.keys(body)
+        .filter((k) => k !== 'current_password')
+        .join(', ')}`,
+    });
     // Whoever sets the provider decides who signs in as anyone: not a stolen session alone.
     const settings = await requestSettings(ctx);
     if (requestedOidc(body, settings.auth.oidc) !== undefined && ctx.services.auth.method(settings) === 'json') {

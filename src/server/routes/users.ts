@@ -6,6 +6,7 @@ import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { presentUser } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const createInput = { body: UserCreateSchema, query: ForceQuerySchema };
 const readInput = { params: UserIdParamsSchema };
@@ -15,6 +16,18 @@ const deleteInput = { params: UserIdParamsSchema, body: UserDeleteBodySchema };
 /** The current password is required under json auth (filebrowser's rule). */
 async function needsCurrentPassword(ctx: FmContext): Promise<boolean> {
   return ctx.services.auth.method(await requestSettings(ctx)) === 'json';
+}
+
+/** The user's name for the audit log, or their id when there is no such user. */
+async function userName(ctx: FmContext, id: number): Promise<string> {
+  return (await ctx.services.repos.users.get(id))?.username ?? `#${id}`;
+}
+
+/** The names of the fields a change touches (never their values: passwords are among them). */
+function changedFields(which: string[], data: Record<string, unknown>): string {
+  const named = which.filter((w) => w !== 'all');
+  const fields = named.length > 0 ? named : Object.keys(data).filter((k) => k !== 'id');
+  return `changed ${fields.join(', ')}`;
 }
 
 export function usersRouter(): FmRouter {
@@ -27,6 +40,7 @@ export function usersRouter(): FmRouter {
 
   router.post('/api/users', authenticate, requireAdmin, jsonBody(), validate(createInput), async (ctx) => {
     const { body, query } = inputOf(ctx, createInput);
+    auditAs(ctx, { action: 'user-change', detail: `user ${body.data.username}: created` });
     if (await needsCurrentPassword(ctx)) await ctx.services.users.checkCurrentPassword(ctx.state.user!, body.current_password);
     const { id: _ignored, ...rest } = ctx.services.users.parseData({ ...body.data, id: 0 });
     const user = await ctx.services.users.create({ data: { ...rest, scope: body.data.scope } }, undefined, { allowLaunchers: query.force });
@@ -46,6 +60,7 @@ export function usersRouter(): FmRouter {
     const { params, body, query } = inputOf(ctx, updateInput);
     const { id } = params;
     const actor = ctx.state.user!;
+    auditAs(ctx, { action: 'user-change', detail: `user ${await userName(ctx, id)}: ${changedFields(body.which, body.data)}` });
     await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), {
       allowLaunchers: query.force,
       keepSession: ctx.state.claims?.jti,
@@ -59,6 +74,7 @@ export function usersRouter(): FmRouter {
 
   router.delete('/api/users/:id', authenticate, jsonBody(), validate(deleteInput), async (ctx) => {
     const { params, body } = inputOf(ctx, deleteInput);
+    auditAs(ctx, { action: 'user-change', detail: `user ${await userName(ctx, params.id)}: deleted` });
     const removed = await ctx.services.users.remove(ctx.state.user!, params.id, body.current_password, await needsCurrentPassword(ctx));
     await ctx.services.onUserDeleted?.(removed);
     ctx.type = 'text/plain; charset=utf-8';
