@@ -25,6 +25,7 @@ const GlobalSettingsPage = lazy(() => import('./pages/GlobalSettings.tsx'));
 const UsersSettingsPage = lazy(() => import('./pages/UsersSettings.tsx'));
 const UserEditPage = lazy(() => import('./pages/UserEdit.tsx'));
 const SharePage = lazy(() => import('./pages/Share.tsx'));
+const ActivitySettingsPage = lazy(() => import('./pages/ActivitySettings.tsx'));
 const SearchOverlay = lazy(() => import('./components/search/Search.tsx'));
 
 /** The search overlay, loaded when first opened; closed whenever the route changes. */
@@ -133,6 +134,11 @@ export function App() {
                 <UserEditPage key={params.id} id={params.id} />
               </RequireAuth>
             )}
+          </Route>
+          <Route path="/settings/activity">
+            <RequireAuth admin>
+              <ActivitySettingsPage />
+            </RequireAuth>
           </Route>
           <Route path={/^\/share\/[^/]+(?:\/.*)?$/}>
             <SharePage />

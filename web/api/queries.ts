@@ -9,6 +9,7 @@ import * as settingsApi from './settings.ts';
 import * as sharesApi from './shares.ts';
 import * as tokensApi from './tokens.ts';
 import * as usersApi from './users.ts';
+import * as auditApi from './audit.ts';
 
 /** Query keys, one family per resource; a family's first element invalidates all of it. */
 export const keys = {
@@ -20,6 +21,7 @@ export const keys = {
   shares: ['shares'] as const,
   tokens: ['tokens'] as const,
   settings: ['settings'] as const,
+  audit: ['audit'] as const,
 };
 
 /**
@@ -69,3 +71,9 @@ export function createQueryClient(): QueryClient {
     },
   });
 }
+
+/** A page of the audit log (admins: everyone's; others: their own), and the log's state. */
+export const auditQuery = (filter: auditApi.AuditFilter, limit: number, offset: number) =>
+  queryOptions({ queryKey: [...keys.audit, filter, limit, offset], queryFn: ({ signal }) => auditApi.list(filter, limit, offset, signal) });
+
+export const auditStatusQuery = () => queryOptions({ queryKey: [...keys.audit, 'status'], queryFn: () => auditApi.status() });
