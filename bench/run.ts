@@ -8,6 +8,7 @@
  *   npm run bench -- --only search,archives
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
+ *   npm run bench -- --only audit   the audit log's cost: downloads and listings with it on and off
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
  * after deleting them is many times slower on this machine's file system).
@@ -25,6 +26,7 @@ import { benchFirstPage } from './first-page.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
+import { benchAudit } from './audit.ts';
 import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
@@ -146,6 +148,8 @@ await section('archives', () => benchArchives(dataDir));
 await section('search', () => benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }));
 
 await section('requests', () => benchRequests(dataDir));
+
+await section('audit', () => benchAudit({ dataDir, downloadBytes: small ? 256 * 1024 * 1024 : 1024 ** 3, runs: 9, log }));
 
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {
