@@ -69,6 +69,30 @@ describe('uploads, WebDAV, commands', () => {
     expect(log[0].bytes).toBe(4);
   });
 
+  it('records WebDAV share hits and access tokens made and deleted (by name, never the secret)', async () => {
+    fs.writeFileSync(path.join(fm.root, 'carol/shared.txt'), 'shared');
+    const s = await carol.client.json<{ hash: string }>('/api/share/shared.txt', { method: 'POST', json: {} });
+    expect((await fetch(`${fm.url}/dav-share/${s.hash}/shared.txt`)).status).toBe(200);
+    expect((await entries('action=share-hit'))[0]).toMatchObject({
+      actor: null,
+      share: s.hash,
+      path: '/shared.txt',
+      detail: 'webdav GET',
+      status: 200,
+      bytes: 6,
+    });
+    const made = await carol.client.json<{ id: number; token: string }>('/api/tokens', {
+      method: 'POST',
+      json: { name: 'backup', expires: 0, readOnly: true, path: '' },
+    });
+    expect((await carol.client.fetch(`/api/tokens/${made.id}`, { method: 'DELETE' })).status).toBe(204);
+    const [deleted, created] = await entries('action=user-change&user=carol');
+    expect(created.detail).toBe('user carol: access token "backup" created');
+    expect(deleted.detail).toBe(`user carol: access token ${made.id} deleted`);
+    const csv = await (await admin.fetch('/api/audit?limit=10000&format=csv')).text();
+    expect(csv).not.toContain(made.token);
+  });
+
   it('records a command run with its line, exit code and duration', async () => {
     await setSettings(admin, { enableExec: true });
     const r = await runCommand(fm, '/api/command/', 'echo hello, audit', { token: carol.client.token });
