@@ -44,7 +44,8 @@ export const recordActivity: FmMiddleware = async (ctx, next) => {
     await next();
   } finally {
     const note = ctx.state.audit;
-    if (note?.action) {
+    // A HEAD reads no content (download routes answer it with headers only).
+    if (note?.action && ctx.method !== 'HEAD') {
       const write = () => ctx.services.audit.record(entryOf(ctx, { ...note, action: note.action! }));
       if (ctx.res.writableFinished || ctx.respond === false || ctx.res.destroyed) write();
       else ctx.res.once('close', write);

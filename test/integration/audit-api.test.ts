@@ -80,6 +80,8 @@ describe('what is recorded', () => {
     await ok(await c.fetch('/api/raw/docs/a.txt'));
     const [file] = await entries('action=download&user=alice');
     expect(file).toMatchObject({ path: '/docs/a.txt', bytes: 5, status: 200 });
+    await ok(await c.fetch('/api/raw/docs/a.txt', { method: 'HEAD' }));
+    expect((await entries('action=download&user=alice'))[0]).toEqual(file);
     const zip = await ok(await c.fetch(`/api/raw/docs/?files=${encodeURIComponent('a.txt,sub')}&algo=zip`));
     await zip.arrayBuffer();
     const [archive] = await entries('action=download&user=alice');
