@@ -78,6 +78,18 @@ describe('the activity pages', () => {
     expect(json.map((e) => e.path).sort()).toEqual(['/gone-0.txt', '/gone-1.txt', '/gone-2.txt']);
   });
 
+  it('sets how long entries are kept', async () => {
+    const page = await browser.newPage();
+    await openLoggedIn(page, fm.url, admin.token, '/settings/activity');
+    const days = page.getByLabel('Keep entries for (days)');
+    await expect.poll(() => days.inputValue()).toBe('90');
+    await days.fill('30');
+    await page.getByRole('button', { name: 'Update' }).click();
+    await expect.poll(async () => (await admin.json<{ auditRetention: number }>('/api/settings')).auditRetention).toBe(30 * 86400);
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Keep entries for (days)').inputValue()).toBe('30');
+  });
+
   it('works at 390 px in dark, axe clean', async () => {
     const page = await browser.newPage({ width: 390, height: 844, colorScheme: 'dark' });
     await openLoggedIn(page, fm.url, admin.token, '/settings/activity');

@@ -7,6 +7,7 @@ import { AUDIT_ACTIONS, AUDIT_MAX_LIMIT, exportFile, type AuditAction, type Audi
 import { auditQuery, auditStatusQuery } from '../api/queries.ts';
 import { useNotify } from '../actions/notify.ts';
 import { ActivityTable } from '../components/settings/ActivityTable.tsx';
+import { AuditRetentionForm } from '../components/settings/AuditRetentionForm.tsx';
 import { SettingsPage } from '../components/settings/SettingsTabs.tsx';
 import { ActionButton } from '../components/ui/Button.tsx';
 import { useServerData } from '../components/ui/useServerData.ts';
@@ -116,12 +117,12 @@ export default function ActivitySettingsPage() {
             </ActionButton>
           </div>
         </div>
-        {status && (
-          <p className={`card-body ${status.lost > 0 ? 'activity-failed' : 'card-muted'}`} role={status.lost > 0 ? 'alert' : undefined}>
-            {status.lost > 0 ? `${t('audit.lost', { count: status.lost })} ` : ''}
-            {t('audit.retention', { days: status.retentionDays })}
+        {status && status.lost > 0 && (
+          <p className="card-body activity-failed" role="alert">
+            {t('audit.lost', { count: status.lost })}
           </p>
         )}
+        {status && <AuditRetentionForm key={status.retentionDays} days={status.retentionDays} />}
         <Filters
           value={filter}
           onApply={(f) => {
