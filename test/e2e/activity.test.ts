@@ -47,7 +47,7 @@ describe('the activity pages', () => {
     // Paging: 50 a page, the newest first.
     const pager = page.getByRole('navigation', { name: 'Activity pages' });
     await expect.poll(() => pager.innerText()).toMatch(/1–50 of \d+/);
-    await pager.getByRole('button', { name: 'Older' }).click();
+    await pager.getByRole('button', { name: 'Next' }).click();
     await expect.poll(() => pager.innerText()).toMatch(/51–\d+ of \d+/);
 
     // The filter, by keyboard only: the user field, then the action, then Enter.

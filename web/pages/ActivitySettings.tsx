@@ -50,7 +50,7 @@ function Filters({ value, onApply }: { value: AuditFilter; onApply: (f: AuditFil
       }}
     >
       <label className="field">
-        <span>{t('audit.actor')}</span>
+        <span>{t('settings.user')}</span>
         <input className="input" name="user" value={draft.user} onChange={(e) => set({ user: e.target.value.trim() })} autoComplete="off" />
       </label>
       <label className="field">

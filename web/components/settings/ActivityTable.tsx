@@ -34,10 +34,10 @@ export function ActivityTable({ page, error, retry, offset, limit, onOffset, sho
           <thead>
             <tr>
               <th scope="col">{t('audit.time')}</th>
-              {showActor && <th scope="col">{t('audit.actor')}</th>}
+              {showActor && <th scope="col">{t('settings.user')}</th>}
               <th scope="col">{t('audit.action')}</th>
-              <th scope="col">{t('audit.path')}</th>
-              <th scope="col">{t('audit.bytes')}</th>
+              <th scope="col">{t('settings.path')}</th>
+              <th scope="col">{t('files.size')}</th>
               <th scope="col">{t('audit.status')}</th>
               <th scope="col">{t('audit.address')}</th>
               <th scope="col">{t('audit.detail')}</th>
@@ -52,11 +52,11 @@ export function ActivityTable({ page, error, retry, offset, limit, onOffset, sho
       </section>
       <nav className="activity-pager" aria-label={t('audit.pages')}>
         <button type="button" className="button button-flat" disabled={offset === 0} onClick={() => onOffset(Math.max(0, offset - limit))}>
-          {t('audit.newer')}
+          {t('buttons.previous')}
         </button>
         <span aria-live="polite">{t('audit.range', { first: offset + 1, last, total: page.total })}</span>
         <button type="button" className="button button-flat" disabled={last >= page.total} onClick={() => onOffset(offset + limit)}>
-          {t('audit.older')}
+          {t('buttons.next')}
         </button>
       </nav>
     </>
