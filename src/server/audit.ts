@@ -63,14 +63,17 @@ function entryOf(ctx: FmContext, note: AuditNote): AuditInput {
   const sentContent = READS.has(action) && !failed && status !== 304 && typeof length === 'number' && !ctx.response.is('json');
   const bytes = note.bytes ?? (sentContent ? length : undefined);
   const detail = [note.detail, note.entries && JSON.stringify(note.entries)].filter(Boolean).join(' ');
+  // A token limited to a folder sees that folder as its root: record paths in the user's terms.
+  const under = ctx.state.accessToken?.path;
+  const inScope = (p: string | undefined) => (p === undefined || !under ? p : p === '/' ? under : `${under}${p}`);
   return {
     action,
     actorId: user?.id ?? note.actorId,
     actor: user?.username ?? note.actor,
     share: note.share,
     address: ctx.ip,
-    path: note.path,
-    dest: note.dest,
+    path: inScope(note.path),
+    dest: inScope(note.dest),
     bytes,
     status,
     detail: detail || undefined,

@@ -93,6 +93,23 @@ describe('uploads, WebDAV, commands', () => {
     expect(csv).not.toContain(made.token);
   });
 
+  it("records a folder-limited token's paths in the user's terms, and refuses it the log (names outside its folder)", async () => {
+    fs.mkdirSync(path.join(fm.root, 'carol/photos'), { recursive: true });
+    fs.writeFileSync(path.join(fm.root, 'carol/photos/p.jpg'), 'jpeg');
+    const limited = await carol.client.json<{ token: string }>('/api/tokens', {
+      method: 'POST',
+      json: { name: 'photos', expires: 0, readOnly: true, path: '/photos' },
+    });
+    const bearer = (p: string) => fetch(`${fm.url}${p}`, { headers: { Authorization: `Bearer ${limited.token}` } });
+    expect((await bearer('/api/raw/p.jpg')).status).toBe(200);
+    expect((await entries('action=download&user=carol'))[0]).toMatchObject({ path: '/photos/p.jpg', status: 200 });
+    expect((await bearer('/api/audit')).status).toBe(403);
+    const whole = await carol.client.json<{ token: string }>('/api/tokens', { method: 'POST', json: { name: 'all', expires: 0, readOnly: true, path: '' } });
+    const own = await fetch(`${fm.url}/api/audit?action=download`, { headers: { Authorization: `Bearer ${whole.token}` } });
+    expect(own.status).toBe(200);
+    expect(((await own.json()) as AuditEntry[])[0].path).toBe('/photos/p.jpg');
+  });
+
   it('records a command run with its line, exit code and duration', async () => {
     await setSettings(admin, { enableExec: true });
     const r = await runCommand(fm, '/api/command/', 'echo hello, audit', { token: carol.client.token });

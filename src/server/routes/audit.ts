@@ -2,6 +2,7 @@
  * GET /api/audit: the audit log, newest first, filtered and paged (`X-Total-Count` says how many
  * match); `format=csv` answers CSV (RFC 4180). Admins read everyone's entries, other users only
  * their own: a `user=` naming someone else is refused (403), not silently narrowed.
+ * A personal access token limited to a folder is refused (the log names files outside it).
  * GET /api/audit/status: entries lost since start and the retention.
  */
 import Router from '@koa/router';
@@ -18,6 +19,8 @@ const listInput = { query: AuditQuerySchema };
 async function listEntries(ctx: FmContext): Promise<void> {
   const { query } = inputOf(ctx, listInput);
   const user = ctx.state.user!;
+  // Its entries name files outside its folder.
+  if (ctx.state.accessToken?.path) throw new ForbiddenError('a token limited to a folder cannot read the activity log', 'permission_required');
   const filter: AuditFilter = { since: query.since, until: query.until, action: query.action, path: query.path };
   if (user.perm.admin) {
     filter.actor = query.user;
