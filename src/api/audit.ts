@@ -84,10 +84,14 @@ export function parseAuditTime(raw: string, now = Date.now()): number | undefine
 
 export const AUDIT_CSV_COLUMNS = ['time', 'actor', 'share', 'address', 'action', 'path', 'dest', 'bytes', 'status', 'detail', 'duration'] as const;
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled. */
+/**
+ * One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF; quotes doubled. A
+ * text that a spreadsheet would run as a formula (=, +, -, @, tab, CR first: a login name is
+ * whatever a visitor typed) gets a leading apostrophe (OWASP's CSV injection advice).
+ */
 export function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const s = String(value);
+  const s = typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 

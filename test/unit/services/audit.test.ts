@@ -114,6 +114,9 @@ describe('the audit contract', () => {
     expect(csvField('cr\r')).toBe('"cr\r"');
     expect(csvField(null)).toBe('');
     expect(csvField(0)).toBe('0');
+    expect(csvField('=HYPERLINK("http://x")')).toBe(`"'=HYPERLINK(""http://x"")"`);
+    for (const lead of ['+', '-', '@', '\t']) expect(csvField(`${lead}x`)).toBe(`'${lead}x`);
+    expect(csvField('/a=b')).toBe('/a=b');
     const e: AuditEntry = {
       time: '2026-01-01T00:00:00.000Z',
       actor: 'a',
