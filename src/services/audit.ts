@@ -65,7 +65,8 @@ export class AuditLog {
     this.pending.push({
       time: this.lastTime,
       actorId: input.actorId ?? null,
-      actor: input.actor ?? null,
+      // A failed login's name is whatever was sent (up to the body limit): kept short.
+      actor: clip(input.actor, 256),
       share: input.share ?? null,
       address: input.address ?? null,
       action: input.action,
@@ -73,7 +74,7 @@ export class AuditLog {
       dest: input.dest ?? null,
       bytes: input.bytes ?? null,
       status: input.status ?? null,
-      detail: input.detail ?? null,
+      detail: clip(input.detail, 4096),
       duration: input.duration ?? null,
     });
     if (this.pending.length >= (this.opts.batch ?? BATCH)) void this.flush();
@@ -144,6 +145,11 @@ export class AuditLog {
       this.opts.log.warn(`audit log: pruning failed: ${(err as Error).message}`);
     }
   }
+}
+
+function clip(s: string | null | undefined, max: number): string | null {
+  if (s === undefined || s === null) return null;
+  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
 
 export function toEntry(r: AuditRecord): AuditEntry {

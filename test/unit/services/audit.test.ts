@@ -43,6 +43,14 @@ describe('AuditLog', () => {
     expect(entries.at(-1)!.path).toBe('/f0');
   });
 
+  it('keeps a very long actor name or detail short', async () => {
+    const audit = new AuditLog(repo, { retention: async () => 90 * DAY, log: logger() });
+    audit.record({ action: 'login-failed', actor: 'x'.repeat(60_000), detail: 'y'.repeat(60_000) });
+    const [e] = (await audit.find({}, { limit: 1, offset: 0 })).entries;
+    expect(e.actor).toBe(`${'x'.repeat(256)}…`);
+    expect(e.detail).toBe(`${'y'.repeat(4096)}…`);
+  });
+
   it('flushes on its timer without being asked', async () => {
     const audit = new AuditLog(repo, { retention: async () => 90 * DAY, log: logger(), flushMs: 20 });
     audit.record({ action: 'login', actor: 'bob', address: '10.0.0.1', status: 200 });
