@@ -71,6 +71,7 @@ const SETTINGS_FIELDS = [
   'execMaxMemory',
   'execMaxFileSize',
   'execMaxProcesses',
+  'auditRetention',
 ] as const;
 /** Settings that filebrowser keeps in its `server` record. */
 const SERVER_FIELDS = ['enableThumbnails', 'resizePreview', 'enableExec'] as const;
