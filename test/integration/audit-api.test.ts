@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntry } from '../../src/api/audit.ts';
+import type { AuditEntry, AuditStatus } from '../../src/api/audit.ts';
 import { adminClient, Client, createUser, startFm, type FmServer } from '../helpers/server.ts';
 import { PERMS, share } from './share-helpers.ts';
 
@@ -125,6 +125,12 @@ describe('what is recorded', () => {
     expect(all).not.toContain(fm.adminPassword);
     expect(all).not.toContain(admin.token);
     expect(await admin.json('/api/audit/status')).toEqual({ lost: 0, retentionDays: 30 });
+    for (const bad of [0, -1, 1.5, '90d']) {
+      const res = await admin.fetch('/api/settings', { method: 'PUT', json: { auditRetention: bad } });
+      expect(res.status, String(bad)).toBe(400);
+      expect(await res.text()).toContain('auditRetention');
+    }
+    expect((await admin.json<AuditStatus>('/api/audit/status')).retentionDays).toBe(30);
   });
 });
 
