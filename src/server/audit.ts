@@ -94,3 +94,11 @@ export function recordCommand(ctx: FmContext, run: { folder: string; line: strin
     duration: run.duration,
   });
 }
+
+/** The names of the top-level fields whose values differ (never the values: passwords are fields). */
+export function changedKeys(before: object, after: object, ignore: readonly string[] = []): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter((k) => !ignore.includes(k) && JSON.stringify(a[k]) !== JSON.stringify(b[k]));
+}

@@ -116,9 +116,13 @@ describe('what is recorded', () => {
     );
     bob.client = new Client(fm.url);
     await bob.client.login('bob', secret);
-    await ok(await admin.fetch('/api/settings', { method: 'PUT', json: { signup: false, auditRetention: 30 * 86400 } }));
+    // The page sends whole cards: only what differs is named.
+    await ok(await admin.fetch('/api/settings', { method: 'PUT', json: { hideLoginButton: true, createUserDir: false, auditRetention: 30 * 86400 } }));
     const [settings, user] = await entries('limit=2&user=admin');
-    expect(settings).toMatchObject({ action: 'settings-change', detail: 'changed signup, auditRetention' });
+    expect(settings).toMatchObject({ action: 'settings-change', detail: 'changed hideLoginButton, auditRetention' });
+    const refused = await admin.fetch('/api/settings', { method: 'PUT', json: { minimumPasswordLength: 0 } });
+    expect(refused.status).toBe(400);
+    expect((await entries('limit=1&user=admin'))[0]).toMatchObject({ action: 'settings-change', detail: 'asked to change minimumPasswordLength', status: 400 });
     expect(user).toMatchObject({ action: 'user-change', detail: 'user bob: changed password' });
     const all = await (await admin.fetch('/api/audit?limit=10000&format=csv')).text();
     expect(all).not.toContain(secret);

@@ -6,7 +6,7 @@ import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { presentUser } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
-import { auditAs } from '../audit.ts';
+import { auditAs, changedKeys } from '../audit.ts';
 
 const createInput = { body: UserCreateSchema, query: ForceQuerySchema };
 const readInput = { params: UserIdParamsSchema };
@@ -23,12 +23,14 @@ async function userName(ctx: FmContext, id: number): Promise<string> {
   return (await ctx.services.repos.users.get(id))?.username ?? `#${id}`;
 }
 
-/** The names of the fields a change touches (never their values: passwords are among them). */
-function changedFields(which: string[], data: Record<string, unknown>): string {
+/** The names of the fields a change asks for (never their values: passwords are among them). */
+function askedFields(which: string[], data: Record<string, unknown>): string {
   const named = which.filter((w) => w !== 'all');
-  const fields = named.length > 0 ? named : Object.keys(data).filter((k) => k !== 'id');
-  return `changed ${fields.join(', ')}`;
+  return (named.length > 0 ? named : Object.keys(data).filter((k) => k !== 'id')).join(', ');
 }
+
+/** Fields of the record that change as a consequence, not as the change itself. */
+const BOOKKEEPING = ['sessionEpoch', 'updatedAt', 'keptSession'];
 
 export function usersRouter(): FmRouter {
   const router: FmRouter = new Router();
@@ -60,11 +62,14 @@ export function usersRouter(): FmRouter {
     const { params, body, query } = inputOf(ctx, updateInput);
     const { id } = params;
     const actor = ctx.state.user!;
-    auditAs(ctx, { action: 'user-change', detail: `user ${await userName(ctx, id)}: ${changedFields(body.which, body.data)}` });
-    await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), {
+    const before = await ctx.services.repos.users.get(id);
+    const name = before?.username ?? `#${id}`;
+    auditAs(ctx, { action: 'user-change', detail: `user ${name}: asked to change ${askedFields(body.which, body.data)}` });
+    const after = await ctx.services.users.update(actor, id, body, await needsCurrentPassword(ctx), {
       allowLaunchers: query.force,
       keepSession: ctx.state.claims?.jti,
     });
+    if (before) auditAs(ctx, { detail: `user ${name}: changed ${changedKeys(before, after, BOOKKEEPING).join(', ') || 'nothing'}` });
     // The caller's token now carries stale claims (and, after a password change, is the only one
     // of their sessions left): clients renew it when told to.
     if (id === actor.id) ctx.set('X-Renew-Token', 'true');
