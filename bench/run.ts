@@ -9,6 +9,7 @@
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *   npm run bench -- --only quota   what a quota costs a write (issue 18)
+ *   npm run bench -- --only audit   the audit log's cost: downloads and listings with it on and off
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
  * after deleting them is many times slower on this machine's file system).
@@ -27,6 +28,7 @@ import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
 import { benchQuota } from './quotas.ts';
+import { benchAudit } from './audit.ts';
 import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
@@ -149,6 +151,8 @@ await section('search', () => benchSearch({ dirs: small ? 100 : 1000, filesPerDi
 
 await section('requests', () => benchRequests(dataDir));
 await section('quota', () => benchQuota());
+
+await section('audit', () => benchAudit({ dataDir, downloadBytes: small ? 256 * 1024 * 1024 : 1024 ** 3, runs: 9, log }));
 
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {

@@ -26,6 +26,7 @@ const UsersSettingsPage = lazy(() => import('./pages/UsersSettings.tsx'));
 const UserEditPage = lazy(() => import('./pages/UserEdit.tsx'));
 const SharePage = lazy(() => import('./pages/Share.tsx'));
 const TrashPage = lazy(() => import('./pages/Trash.tsx'));
+const ActivitySettingsPage = lazy(() => import('./pages/ActivitySettings.tsx'));
 const SearchOverlay = lazy(() => import('./components/search/Search.tsx'));
 
 /** The search overlay, loaded when first opened; closed whenever the route changes. */
@@ -138,6 +139,11 @@ export function App() {
           <Route path="/trash">
             <RequireAuth>
               <TrashPage />
+            </RequireAuth>
+          </Route>
+          <Route path="/settings/activity">
+            <RequireAuth admin>
+              <ActivitySettingsPage />
             </RequireAuth>
           </Route>
           <Route path={/^\/share\/[^/]+(?:\/.*)?$/}>

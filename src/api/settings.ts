@@ -133,6 +133,8 @@ export interface Settings {
   uploadExpiry: number;
   /** Seconds a deleted item stays in the trash before it is purged (default 30 days); 0 = deletes remove at once. */
   trashRetention: number;
+  /** Seconds an audit log entry is kept before the background pruning removes it (default 90 days). */
+  auditRetention: number;
 }
 
 /** Fills every hook trigger key so clients always see the full map. */

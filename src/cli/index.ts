@@ -14,6 +14,7 @@ import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
 import { VERSION } from '../version.ts';
 import { trashCommand } from './commands/trash.ts';
+import { auditCommand } from './commands/audit.ts';
 
 /** One factory per command group (one file each under commands/). */
 const GROUPS: Array<() => Command> = [
@@ -28,6 +29,7 @@ const GROUPS: Array<() => Command> = [
   versionCommand,
   completionCommand,
   trashCommand,
+  auditCommand,
 ];
 
 export function buildProgram(): Command {

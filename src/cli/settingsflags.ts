@@ -115,6 +115,7 @@ export function addSettingsOptions(cmd: Command): Command {
     .addOption(new Option('--tus-retry-count <n>', 'upload retries per chunk').argParser(intIn(0, 1000)))
     .addOption(new Option('--max-upload-size <size>', 'largest upload accepted, e.g. 4GB (0 = no limit)').argParser(size(0)))
     .addOption(new Option('--upload-expiry <duration>', 'unfinished uploads are removed after this long without a write, e.g. 24h').argParser(duration))
+    .addOption(new Option('--audit-retention <duration>', 'audit log entries are removed after this long, e.g. 90d (default)').argParser(duration))
     .addOption(new Option('--shell <command>', 'shell that runs command lines, e.g. "bash -c" ("" = none: argv only)').argParser(parseWords))
     .option('--exec', 'enable command execution (commands and hooks)')
     .option('--no-exec', 'disable command execution')
@@ -168,6 +169,7 @@ export interface SettingsFlagValues extends UserFlagValues {
   tusRetryCount?: number;
   maxUploadSize?: number;
   uploadExpiry?: number;
+  auditRetention?: number;
   shell?: string[];
   exec?: boolean;
   execNetwork?: boolean;
@@ -217,6 +219,7 @@ export function applySettingsFlags(current: Settings, o: SettingsFlagValues, rec
   assign(next, 'maxUploadSize', o.maxUploadSize);
   assign(next, 'uploadExpiry', o.uploadExpiry);
   assign(next, 'trashRetention', o.trashRetention);
+  assign(next, 'auditRetention', o.auditRetention);
 
   const auth = next.auth;
   assign(auth, 'header', o.authHeader);

@@ -72,6 +72,7 @@ const SETTINGS_FIELDS = [
   'execMaxFileSize',
   'execMaxProcesses',
   'trashRetention',
+  'auditRetention',
 ] as const;
 /** Settings that filebrowser keeps in its `server` record. */
 const SERVER_FIELDS = ['enableThumbnails', 'resizePreview', 'enableExec'] as const;

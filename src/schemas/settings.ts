@@ -13,6 +13,7 @@ import {
   type UserDefaults,
 } from '../api/settings.ts';
 import { VIEW_MODES } from '../api/user.ts';
+import { AUDIT_DEFAULT_RETENTION } from '../api/audit.ts';
 import { sameType } from './same-type.ts';
 import { PermissionsSchema, QuotaSchema, RuleSchema, SortingSchema } from './user.ts';
 
@@ -155,6 +156,7 @@ export const SettingsSchema = z.object({
     .int()
     .nonnegative()
     .default(30 * 24 * 60 * 60),
+  auditRetention: z.number().int().min(1).default(AUDIT_DEFAULT_RETENTION),
 });
 sameType<z.output<typeof SettingsSchema>, Settings>(true);
 

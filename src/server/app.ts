@@ -32,6 +32,8 @@ import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
+import { recordActivity } from './audit.ts';
+import { auditRouter } from './routes/audit.ts';
 
 export interface AppOptions {
   /** '' or a prefix like '/fm' (no trailing slash). */
@@ -58,6 +60,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
   app.silent = true;
 
   app.use(requestLog(opts.requestLog));
+  app.use(recordActivity);
   app.use(handleErrors);
   app.use(securityHeaders);
   app.use(useClientAddress);
@@ -102,6 +105,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     publicRouter(),
     trashRouter(),
     dropRouter(),
+    auditRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

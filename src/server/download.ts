@@ -75,6 +75,8 @@ export async function serveDownload(ctx: FmContext, req: DownloadRequest): Promi
   const { gate, log } = ctx.services;
   const plan = await planDownload(gate, req);
   if (plan.kind === 'file') return serveFile(ctx, plan.target, plan.name, req.inline);
+  // The audit log names what an archive holds: its entries' root paths.
+  if (ctx.state.audit) ctx.state.audit.entries = plan.targets.map((t) => t.virtual);
   userFileHeaders(ctx);
   ctx.set('Content-Disposition', contentDisposition('attachment', plan.name));
   ctx.type = plan.contentType;

@@ -9,6 +9,7 @@ import type { UserRecord } from '../storage/repos/users.ts';
 import type { TokenClaims } from '../services/tokens.ts';
 import type { AccessTokenRecord } from '../storage/repos/access-tokens.ts';
 import type { Services } from '../services/index.ts';
+import type { AuditNote } from './audit.ts';
 
 export interface FmState {
   /** The signed-in user, re-read from the database for this request. */
@@ -22,6 +23,8 @@ export interface FmState {
   requestId: string;
   /** The request's parsed input, set by validate() (read it with inputOf). */
   input?: unknown;
+  /** What this request does, for the audit log (set with auditAs, server/audit.ts). */
+  audit?: Partial<AuditNote>;
 }
 
 declare module 'koa' {

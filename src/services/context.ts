@@ -7,6 +7,7 @@ import { SharesRepo } from '../storage/repos/shares.ts';
 import { AccessTokensRepo } from '../storage/repos/access-tokens.ts';
 import { DeadPropsRepo } from '../storage/repos/dead-props.ts';
 import { TotpRepo } from '../storage/repos/totp.ts';
+import { AuditRepo } from '../storage/repos/audit.ts';
 
 export interface Logger {
   info(msg: string): void;
@@ -26,6 +27,8 @@ export interface Repos {
   /** WebDAV dead properties, per file. */
   deadProps: DeadPropsRepo;
   totp: TotpRepo;
+  /** The audit log's table (SQL, not Keyv). */
+  audit: AuditRepo;
 }
 
 export function createRepos(db: Database): Repos {
@@ -38,5 +41,6 @@ export function createRepos(db: Database): Repos {
     accessTokens: new AccessTokensRepo(db),
     deadProps: new DeadPropsRepo(db),
     totp: new TotpRepo(db),
+    audit: new AuditRepo(db),
   };
 }

@@ -27,6 +27,7 @@ import { createDavLocks, type DavLocks } from './dav/index.ts';
 import { TrashService } from './trash/index.ts';
 import { QuotaService } from './quotas.ts';
 import { FolderUsage } from './quota-usage.ts';
+import { AuditLog } from './audit.ts';
 
 export interface ServiceOptions {
   /**
@@ -100,6 +101,8 @@ export interface Services {
   drops: DropService;
   /** Per-user quotas: usage of a scope and the room check every write path makes. */
   quotas: QuotaService;
+  /** The audit log: `record` queues an entry (docs/audit.md). */
+  audit: AuditLog;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -188,8 +191,16 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     trash,
     drops: new DropService(repos, () => services),
     quotas,
+    audit: createAuditLog(repos, options.log, closers),
   };
   return services;
+}
+
+/** The audit log, flushed first thing at shutdown (closers run in reverse order). */
+function createAuditLog(repos: Repos, log: Logger, closers: Services['closers']): AuditLog {
+  const audit = new AuditLog(repos.audit, { retention: async () => (await repos.settings.get()).auditRetention, log });
+  closers.push(() => audit.close());
+  return audit;
 }
 
 function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {

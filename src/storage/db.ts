@@ -24,6 +24,12 @@ export interface Database {
    * the last call. The server calls it once per request; reads between calls come from memory.
    */
   refresh(): Promise<void>;
+  /**
+   * Runs one SQL statement with `?` placeholders and answers its rows (none for writes). For
+   * tables outside the key-value store (the audit log); portable SQL only, so that the
+   * PostgreSQL backend runs the same text.
+   */
+  sql<T>(text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
 }
 
@@ -154,6 +160,10 @@ export async function openDatabase(file: string): Promise<Database> {
           return startCheck();
         });
       return queued;
+    },
+    async sql<T>(text: string, params: unknown[] = []) {
+      // KeyvSqlite's query is sqlite3's all(): an array binds the placeholders in order.
+      return (await metaStore.query(text, params)) as T[];
     },
     async close() {
       // Fold the WAL back into the main file first, so the file on disk is complete even if

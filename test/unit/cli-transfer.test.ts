@@ -50,6 +50,7 @@ describe('config export and import (filebrowser shapes)', () => {
       rules: [{ regex: true, allow: true, path: '', regexp: { raw: 'a+' } }],
       enableExec: true,
       maxUploadSize: 1234,
+      auditRetention: 7 * 86400,
     });
     for (const name of ['x.json', 'x.yaml']) {
       const text = serialiseDocument(exportConfig(original), name);

@@ -9,6 +9,7 @@ import * as settingsApi from './settings.ts';
 import * as sharesApi from './shares.ts';
 import * as tokensApi from './tokens.ts';
 import * as usersApi from './users.ts';
+import * as auditApi from './audit.ts';
 
 /** Query keys, one family per resource; a family's first element invalidates all of it. */
 export const keys = {
@@ -21,6 +22,7 @@ export const keys = {
   tokens: ['tokens'] as const,
   settings: ['settings'] as const,
   trash: ['trash'] as const,
+  audit: ['audit'] as const,
 };
 
 /**
@@ -70,3 +72,9 @@ export function createQueryClient(): QueryClient {
     },
   });
 }
+
+/** A page of the audit log (admins: everyone's; others: their own), and the log's state. */
+export const auditQuery = (filter: auditApi.AuditFilter, limit: number, offset: number) =>
+  queryOptions({ queryKey: [...keys.audit, filter, limit, offset], queryFn: ({ signal }) => auditApi.list(filter, limit, offset, signal) });
+
+export const auditStatusQuery = () => queryOptions({ queryKey: [...keys.audit, 'status'], queryFn: () => auditApi.status() });

@@ -14,6 +14,7 @@ import { TwoFactorCard } from '../components/settings/TwoFactorCard.tsx';
 import { SubmitButton } from '../components/prompts/PromptFrame.tsx';
 import { useAction } from '../components/ui/useAction.ts';
 import { WebDavCard } from '../components/settings/WebDavCard.tsx';
+import { ActivityCard } from '../components/settings/ActivityCard.tsx';
 
 function ProfileCard() {
   const { renewToken } = useSession();
@@ -163,6 +164,7 @@ export default function ProfileSettingsPage() {
         <WebDavCard />
         {/* Without authentication every request is the admin's: a token would add nothing. */}
         {settings.AuthMethod !== 'noauth' && <AccessTokensCard />}
+        <ActivityCard />
       </div>
     </SettingsPage>
   );

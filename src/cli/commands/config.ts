@@ -202,6 +202,7 @@ function describeSettings(s: Settings): string {
     ['max upload size', s.maxUploadSize ? formatSize(s.maxUploadSize) : 'no limit'],
     ['unfinished uploads expire after', `${s.uploadExpiry} s`],
     ['trash retention', s.trashRetention ? `${s.trashRetention} s` : 'off (deletes remove at once)'],
+    ['audit log entries kept for', `${s.auditRetention} s`],
     ['exec', onOff(s.enableExec)],
     ['exec network', onOff(s.execNetwork)],
     ['exec max memory', s.execMaxMemory ? formatSize(s.execMaxMemory) : 'no limit'],

@@ -8,11 +8,12 @@
  */
 import { BadRequestError, ForbiddenError, PreconditionFailedError } from '../../errors.ts';
 import { deleteResource, patchResource, writeResource } from '../../services/files/operations.ts';
-import { isWithin } from '../../services/files/paths.ts';
+import { isWithin, parentOf } from '../../services/files/paths.ts';
 import { destinationPath } from './hrefs.ts';
 import { assertParentFolder } from './methods.ts';
 import { assertUnlocked, checkIf, type DavRequest } from './request.ts';
 import type { FmContext } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 export async function handleCopyMove(ctx: FmContext, req: DavRequest): Promise<void> {
   const move = ctx.method === 'MOVE';
@@ -21,6 +22,8 @@ export async function handleCopyMove(ctx: FmContext, req: DavRequest): Promise<v
   const depth = (ctx.get('Depth') || 'infinity').toLowerCase();
   if (move ? depth !== 'infinity' : depth !== '0' && depth !== 'infinity') throw new BadRequestError(`Depth ${depth} is not allowed for ${ctx.method}`);
   const to = destinationPath(ctx.get('Destination'), ctx.host, req.base);
+  const renamed = parentOf(to) === parentOf(req.virtual);
+  auditAs(ctx, { action: move ? (renamed ? 'rename' : 'move') : 'copy', path: req.virtual, dest: to });
   const tokens = await checkIf(ctx, req);
   const { gate, repos } = ctx.services;
   const { access } = req;

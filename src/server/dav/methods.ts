@@ -19,6 +19,7 @@ import { serveDownload } from '../download.ts';
 import { assertUnlocked, checkIf, type DavRequest } from './request.ts';
 import { hasBody } from './xml.ts';
 import type { FmContext } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 export const DAV_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PUT', 'DELETE', 'MKCOL', 'COPY', 'MOVE', 'PROPFIND', 'PROPPATCH', 'LOCK', 'UNLOCK'];
 
@@ -37,6 +38,7 @@ export async function handleGet(ctx: FmContext, req: DavRequest): Promise<void> 
     ctx.body = 'This is a WebDAV folder of fm: open it with a WebDAV client (see docs/webdav.md).\n';
     return;
   }
+  auditAs(ctx, { action: 'download', path: req.virtual });
   await serveDownload(ctx, { access: req.access, virtual: req.virtual, inline: true });
 }
 
@@ -65,6 +67,7 @@ export async function handlePut(ctx: FmContext, req: DavRequest): Promise<void> 
     const { gate, options } = ctx.services;
     if (req.virtual === '/' || req.trailingSlash) throw new MethodNotAllowedError('PUT names a file, not a folder');
     const probe = await gate.resolve(req.access, req.virtual, mayModify(req) ? 'modify' : 'create', { mustExist: false, allowRoot: false });
+    auditAs(ctx, { action: probe.exists ? 'save' : 'create', path: req.virtual });
     if (probe.exists && probe.isDir) throw new MethodNotAllowedError('PUT cannot replace a folder');
     await assertParentFolder(ctx, req, req.virtual);
     assertUnlocked(ctx, tokens, { target: probe, membership: !probe.exists });
@@ -84,6 +87,7 @@ export async function handlePut(ctx: FmContext, req: DavRequest): Promise<void> 
       length,
       maxSize,
     });
+    if (stat) auditAs(ctx, { bytes: Number(stat.size) });
     const ocMtime = ctx.get('X-OC-Mtime');
     if (/^\d+(\.\d+)?$/.test(ocMtime)) {
       await setModified(ctx.services, req.access, req.virtual, new Date(Number(ocMtime) * 1000), probe.exists ? 'modify' : 'create');
@@ -98,6 +102,7 @@ export async function handlePut(ctx: FmContext, req: DavRequest): Promise<void> 
 }
 
 export async function handleDelete(ctx: FmContext, req: DavRequest): Promise<void> {
+  auditAs(ctx, { action: 'delete', path: req.virtual });
   const tokens = await checkIf(ctx, req);
   const target = await ctx.services.gate.resolve(req.access, req.virtual, 'delete', { allowRoot: false });
   assertUnlocked(ctx, tokens, { target, recursive: true, membership: true });
@@ -106,6 +111,7 @@ export async function handleDelete(ctx: FmContext, req: DavRequest): Promise<voi
 }
 
 export async function handleMkcol(ctx: FmContext, req: DavRequest): Promise<void> {
+  auditAs(ctx, { action: 'create', path: req.virtual });
   if (hasBody(ctx)) throw new UnsupportedMediaTypeError('MKCOL takes no body');
   const tokens = await checkIf(ctx, req);
   const target = await ctx.services.gate.resolve(req.access, req.virtual, 'create', { mustExist: false });

@@ -16,6 +16,7 @@ import { handleGet } from './methods.ts';
 import { handlePropfind } from './props.ts';
 import type { DavRequest } from './request.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const SHARE_METHODS = ['OPTIONS', 'GET', 'HEAD', 'PROPFIND'];
 
@@ -26,6 +27,7 @@ async function openShareRequest(ctx: FmContext, prefix: string, baseURL: string)
   const hash = slash < 0 ? rest : rest.slice(0, slash);
   if (!hash) throw new NotFoundError('share not found');
   const subpath = davPath(slash < 0 ? '/' : rest.slice(slash)).path;
+  auditAs(ctx, { action: 'share-hit', share: hash, path: subpath, detail: `webdav ${ctx.method}` });
   const password = parseBasic(ctx.get('Authorization'))?.password;
   let open: Awaited<ReturnType<typeof ctx.services.shares.open>>;
   try {

@@ -8,6 +8,7 @@ import { inputOf, validate } from '../middleware/validate.ts';
 import { LoginBodySchema } from '../../schemas/auth.ts';
 import { peerAddress } from '../client-address.ts';
 import type { FmMiddleware, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 /** Login and signup bodies are small; larger ones are refused before parsing (413). */
 const AUTH_BODY_LIMIT = '64kb';
@@ -24,18 +25,22 @@ export function authRouter(): FmRouter {
 
   router.post('/api/login', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), validate(loginInput), async (ctx) => {
     const { body } = inputOf(ctx, loginInput);
+    auditAs(ctx, { action: 'login', failed: 'login-failed', actor: body.username });
     const user = await ctx.services.auth.login({ ...body, ip: ctx.ip, peer: peerAddress(ctx), headers: ctx.req.headersDistinct });
+    auditAs(ctx, { actor: user.username, actorId: user.id });
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = await ctx.services.tokens.issue(user);
   });
 
   router.post('/api/renew', authenticate, requireSession, async (ctx) => {
+    auditAs(ctx, { action: 'renew' });
     ctx.set('X-Renew-Token', 'false');
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = await ctx.services.tokens.issue(ctx.state.user!);
   });
 
   router.post('/api/logout', authenticate, async (ctx) => {
+    auditAs(ctx, { action: 'logout' });
     ctx.cookies.set('auth', null);
     try {
       if (ctx.state.claims) await ctx.services.tokens.revoke(ctx.state.claims);
@@ -55,6 +60,7 @@ export function authRouter(): FmRouter {
 
   router.post('/api/signup', jsonBody(AUTH_BODY_LIMIT, { anyContentType: true }), signupEnabled, validate(loginInput), async (ctx) => {
     const { username, password } = inputOf(ctx, loginInput).body;
+    auditAs(ctx, { action: 'user-change', actor: username, detail: `signup ${username}` });
     if (!username.trim() || !password) throw new BadRequestError('username and password are required');
     const keys = [`signup:${addressKey(ctx.ip)}`];
     const throttle = ctx.services.auth.signupThrottle;

@@ -27,6 +27,7 @@ import { accessWithdrawn, type Runs, type Session, watchSession } from '../comma
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext } from '../types.ts';
 import { sameOrigin } from '../origin.ts';
+import { recordCommand } from '../audit.ts';
 
 // The rule moved to ../origin.ts (the HTTP edge applies it too); re-exported for importers.
 export { sameOrigin };
@@ -135,8 +136,9 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
   let plan;
   let access;
   let settings;
+  let folder = '/';
   try {
-    const folder = pathAfter(ctx, PREFIX).path;
+    folder = pathAfter(ctx, PREFIX).path;
     what += ` in ${folder}`;
     // Re-read: the user or the settings may have changed while the socket waited.
     const withdrawn = await accessWithdrawn(ctx, services, user.id);
@@ -164,6 +166,7 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
   const env = services.exec.env(access.rootReal, { PWD: plan.cwd });
   let draining: NodeJS.Timeout | undefined;
   let proc: RunningProcess;
+  const started = Date.now();
   try {
     proc = await services.exec.start(
       plan,
@@ -201,6 +204,7 @@ async function run(open: Session, services: Services, runs: Runs, line: string):
   finished();
   if (draining) clearInterval(draining);
   services.exec.logResult(what, result);
+  recordCommand(ctx, { folder, line, code: result.code, duration: Date.now() - started });
   if (ws.readyState !== ws.OPEN) return;
   if (result.reason === 'time limit' || result.reason === 'output limit' || result.reason === 'process limit') {
     ws.send(`fm: the command was stopped: ${result.reason} reached`);

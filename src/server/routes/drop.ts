@@ -12,6 +12,7 @@ import { encodePath } from '../../services/files/paths.ts';
 import type { DropTarget } from '../../services/drops/index.ts';
 import { PublicQuerySchema } from '../../schemas/files.ts';
 import { queryFlag } from '../../schemas/request.ts';
+import { auditAs } from '../audit.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { basePrefix, byteCount, MAX_METADATA, OFFSET_TYPE, options, setStatusHeaders, tusHeaders } from './tus.ts';
 import type { FmContext, FmRouter } from '../types.ts';
@@ -41,11 +42,16 @@ function hashAndName(ctx: FmContext, prefix: string): { hash: string; name: stri
 /** Opens the link for the name in the URL; a request about an upload of a link that is gone removes that upload. */
 async function openDrop(ctx: FmContext, prefix: string): Promise<DropTarget> {
   const { hash, name } = hashAndName(ctx, prefix);
+  // Every hit of the link is recorded, refused ones included (a tus upload's middle chunks are
+  // not: see patch); `detail` says what was dropped.
+  auditAs(ctx, { action: 'share-hit', share: hash, detail: 'upload' });
   const { token, id, override } = inputOf(ctx, dropInput).query;
   if (override) throw new BadRequestError('override: a drop link never replaces a file (a name that exists becomes "name (1).ext")');
   const header = ctx.get('X-SHARE-PASSWORD');
   try {
-    return await ctx.services.drops.open(hash, name, { password: header === '' ? undefined : header, token: token || undefined, ip: ctx.ip });
+    const drop = await ctx.services.drops.open(hash, name, { password: header === '' ? undefined : header, token: token || undefined, ip: ctx.ip });
+    auditAs(ctx, { path: drop.target.virtual }); // the path within the link (its access is rooted there)
+    return drop;
   } catch (err) {
     if (id && err instanceof NotFoundError) await ctx.services.drops.linkGone(hash, id);
     throw err;
@@ -66,6 +72,7 @@ async function upload(ctx: FmContext): Promise<void> {
     if (!/^\d+$/.test(declared)) throw new FmError(411, 'length_required', 'Content-Length is required (the link checks the size before the upload)');
     const drop = await openDrop(ctx, UPLOAD_PREFIX);
     await ctx.services.drops.receive(drop, ctx.req, Number(declared));
+    auditAs(ctx, { bytes: Number(declared) });
   } catch (err) {
     // The body was not (fully) read: close the connection rather than read the rest.
     if (!ctx.req.readableEnded) ctx.set('Connection', 'close');
@@ -111,6 +118,9 @@ async function patch(ctx: FmContext): Promise<void> {
   const id = uploadId(ctx);
   const drop = await openDrop(ctx, TUS_PREFIX);
   const status = await ctx.services.drops.writeUpload(drop, id, offset, ctx.req, /^\d+$/.test(declared) ? Number(declared) : undefined);
+  // Recorded once, by the chunk that completes the file.
+  if (status.finished) auditAs(ctx, { bytes: status.length });
+  else ctx.state.audit = undefined;
   ctx.remove('Connection');
   setStatusHeaders(ctx, status);
   ctx.status = 204;

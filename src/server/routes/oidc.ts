@@ -10,6 +10,7 @@ import { UnauthorizedError } from '../../errors.ts';
 import { OidcError, FLOW_LIFETIME_MS } from '../../services/oidc.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const FLOW_COOKIE = 'fm_oidc';
 const SESSION_COOKIE = 'fm_oidc_session';
@@ -46,6 +47,8 @@ export function oidcRouter(baseURL: string): FmRouter {
       ctx.set('Cache-Control', 'no-store');
       ctx.redirect(url);
     } catch (err) {
+      // The answer is a redirect either way: the action itself says it failed.
+      auditAs(ctx, { action: 'login-failed', detail: 'single sign-on' });
       fail(ctx, err);
     }
   });
@@ -60,6 +63,7 @@ export function oidcRouter(baseURL: string): FmRouter {
       if (!oidcAllowed(ctx, settings)) throw new OidcError('off', 'single sign-on is off');
       const url = new URL(`${redirectUri(ctx)}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
       const user = await ctx.services.oidc.finish(settings, url, flow);
+      auditAs(ctx, { action: 'login', actor: user.username, actorId: user.id, detail: 'single sign-on' });
       // Never in a URL (logs, history, Referer), and only this browser's page can take it.
       ctx.cookies.set(SESSION_COOKIE, await ctx.services.tokens.issue(user), {
         path: cookiePath,

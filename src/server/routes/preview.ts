@@ -20,6 +20,7 @@ import { userAccess } from '../files-request.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { PreviewQuerySchema } from '../../schemas/files.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/preview/';
 const LONG_CACHE = 'private, max-age=31536000, immutable';
@@ -34,6 +35,7 @@ async function getPreview(ctx: FmContext): Promise<void> {
   const slash = rest.indexOf('/');
   const { size } = inputOf(ctx, previewInput).params;
   const { path: virtual } = parseRequestPath(slash < 0 ? '/' : rest.slice(slash));
+  auditAs(ctx, { action: 'preview', path: virtual, detail: size });
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
   await servePreview(ctx, target, size, inputOf(ctx, previewInput).query.key);

@@ -15,6 +15,7 @@ import { ForbiddenError } from '../../errors.ts';
 import { DownloadQuerySchema, PreviewQuerySchema, PublicQuerySchema } from '../../schemas/files.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const INFO_PREFIX = '/api/public/share';
 const DL_PREFIX = '/api/public/dl';
@@ -36,6 +37,8 @@ function hashAndSubpath(ctx: FmContext, prefix: string): { hash: string; subpath
 /** Opens the link named by the URL with the request's credentials. */
 export async function openShare(ctx: FmContext, prefix: string, as: ShareUse = 'view'): Promise<OpenShare> {
   const { hash, subpath } = hashAndSubpath(ctx, prefix);
+  // Every public hit, refused ones included: the link, the address, what was read.
+  auditAs(ctx, { action: 'share-hit', share: hash, path: subpath });
   const header = ctx.get('X-SHARE-PASSWORD');
   const creds = { password: header === '' ? undefined : header, token: inputOf(ctx, infoInput).query.token || undefined, ip: ctx.ip };
   return ctx.services.shares.open(hash, subpath, creds, as);
@@ -43,6 +46,7 @@ export async function openShare(ctx: FmContext, prefix: string, as: ShareUse = '
 
 /** A link's folder listing or file; for an upload-only link, its name and limits only. */
 async function shareInfo(ctx: FmContext): Promise<void> {
+  auditAs(ctx, { action: 'share-hit', detail: 'info' });
   const open = await openShare(ctx, INFO_PREFIX, 'info');
   const { gate } = ctx.services;
   const { share, target, shareTarget } = open;
@@ -75,6 +79,7 @@ async function shareInfo(ctx: FmContext): Promise<void> {
  * folder or of a `?files=` selection, resolved under the share root by the same download code.
  */
 async function shareDownload(ctx: FmContext): Promise<void> {
+  auditAs(ctx, { action: 'share-hit', detail: 'download' });
   const { access, shareTarget, target } = await openShare(ctx, DL_PREFIX);
   const folderShare = shareTarget !== target || shareTarget.isDir;
   const { inline, files, algo } = inputOf(ctx, dlInput).query;
@@ -91,6 +96,7 @@ async function shareDownload(ctx: FmContext): Promise<void> {
 /** A thumbnail or a screen-sized image of a file in the link, for the share page's gallery. */
 async function sharePreview(ctx: FmContext): Promise<void> {
   const { params, query } = inputOf(ctx, previewInput);
+  auditAs(ctx, { action: 'share-hit', detail: `preview ${params.size}` });
   const { target } = await openShare(ctx, `${PREVIEW_PREFIX}/${params.size}`);
   await servePreview(ctx, target, params.size, query.key);
 }

@@ -6,14 +6,17 @@ import { inputOf, validate } from '../middleware/validate.ts';
 import { serveDownload } from '../download.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/raw';
 const rawInput = { query: DownloadQuerySchema };
 
 async function getRaw(ctx: FmContext): Promise<void> {
+  const virtual = pathAfter(ctx, PREFIX).path;
+  auditAs(ctx, { action: 'download', path: virtual });
   await serveDownload(ctx, {
     access: await userAccess(ctx),
-    virtual: pathAfter(ctx, PREFIX).path,
+    virtual,
     ...inputOf(ctx, rawInput).query,
   });
 }

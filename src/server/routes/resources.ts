@@ -10,7 +10,9 @@ import { fileInfo, listFolderJson, listFolderWithSizes } from '../../services/fi
 import { openForRead } from '../../services/files/io.ts';
 import { deleteResource, etagOf, patchResource, writeResource } from '../../services/files/operations.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
+import { parentOf } from '../../services/files/paths.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/resources';
 
@@ -33,15 +35,19 @@ async function getResource(ctx: FmContext): Promise<void> {
       : await listFolderJson(gate, target, opts);
     return;
   }
+  auditAs(ctx, { action: 'preview', path: target.virtual });
   const algo = query.checksum;
   if (algo !== undefined) {
     const readable = await gate.resolve(access, virtual, 'download');
     const perm = ctx.state.user!.perm;
     const info = await fileInfo(gate, readable, { withContent: false, canModify: perm.admin || perm.modify });
+    // A checksum reads the bytes but gives none of them out: not a content read.
+    ctx.state.audit = undefined;
     ctx.body = { ...info, checksums: { [algo]: await checksum(readable, algo) } };
     return;
   }
   if (ctx.get('X-Encoding') === 'true') {
+    auditAs(ctx, { action: 'download' });
     const readable = await gate.resolve(access, virtual, 'download');
     if (!readable.stat?.isFile()) throw new BadRequestError('not a regular file');
     const fh = await openForRead(readable);
@@ -50,7 +56,11 @@ async function getResource(ctx: FmContext): Promise<void> {
     return;
   }
   const perm = user.perm;
-  ctx.body = await fileInfo(gate, target, { withContent: perm.admin || perm.download, canModify: perm.admin || perm.modify });
+  const info = await fileInfo(gate, target, { withContent: perm.admin || perm.download, canModify: perm.admin || perm.modify });
+  // File info is a content read when it carries the text (the editor and the text preview).
+  if (info.content === undefined) ctx.state.audit = undefined;
+  else auditAs(ctx, { bytes: info.size });
+  ctx.body = info;
 }
 
 /** Streams a file through a hash; memory stays flat whatever the size. */
@@ -71,6 +81,7 @@ function writeHandler(kind: 'create' | 'save') {
   return async (ctx: FmContext): Promise<void> => {
     const access = await userAccess(ctx);
     const parsed = pathAfter(ctx, PREFIX);
+    auditAs(ctx, { action: kind, path: parsed.path });
     const declared = ctx.get('Content-Length');
     try {
       const { stat } = await writeResource(ctx.services, access, {
@@ -82,7 +93,10 @@ function writeHandler(kind: 'create' | 'save') {
         length: /^\d+$/.test(declared) ? Number(declared) : undefined,
         maxSize: access.settings.maxUploadSize,
       });
-      if (stat) ctx.set('ETag', etagOf(stat));
+      if (stat) {
+        ctx.set('ETag', etagOf(stat));
+        auditAs(ctx, { bytes: Number(stat.size) });
+      }
       ctx.status = 200;
       ctx.type = 'text/plain; charset=utf-8';
       ctx.body = '200 OK\n';
@@ -98,7 +112,11 @@ function writeHandler(kind: 'create' | 'save') {
 async function patchHandler(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
   const { action, destination, override, rename } = inputOf(ctx, patchInput).query;
-  await patchResource(ctx.services, access, { action, from: pathAfter(ctx, PREFIX).path, to: destination, override, rename });
+  const from = pathAfter(ctx, PREFIX).path;
+  const sameFolder = parentOf(from) === parentOf(destination);
+  auditAs(ctx, { action: action === 'copy' ? 'copy' : sameFolder ? 'rename' : 'move', path: from, dest: destination });
+  const dest = await patchResource(ctx.services, access, { action, from, to: destination, override, rename });
+  auditAs(ctx, { dest });
   ctx.status = 200;
   ctx.type = 'text/plain; charset=utf-8';
   ctx.body = '200 OK\n';
@@ -106,7 +124,9 @@ async function patchHandler(ctx: FmContext): Promise<void> {
 
 async function deleteHandler(ctx: FmContext): Promise<void> {
   const access = await userAccess(ctx);
-  await deleteResource(ctx.services, access, pathAfter(ctx, PREFIX).path);
+  const virtual = pathAfter(ctx, PREFIX).path;
+  auditAs(ctx, { action: 'delete', path: virtual });
+  await deleteResource(ctx.services, access, virtual);
   ctx.status = 204;
 }
 

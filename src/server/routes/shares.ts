@@ -13,6 +13,7 @@ import { inputOf, validate } from '../middleware/validate.ts';
 import { presentShare } from '../present.ts';
 import { isHashLike } from '../../storage/repos/shares.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/share';
 const canShare = requirePerm('share', 'download');
@@ -27,13 +28,16 @@ async function createShare(ctx: FmContext): Promise<void> {
   const { path: virtual } = pathAfter(ctx, PREFIX);
   const { body, query } = inputOf(ctx, createInput);
   const req = shareRequest(body, query);
+  auditAs(ctx, { action: 'share-create', path: virtual });
   const access = await userAccess(ctx);
   const share = await ctx.services.shares.create(access, virtual, req);
+  auditAs(ctx, { share: share.hash });
   ctx.body = presentShare(share);
 }
 
 async function deleteShare(ctx: FmContext): Promise<void> {
   const raw = ctx.path.startsWith(`${PREFIX}/`) ? ctx.path.slice(PREFIX.length + 1) : '';
+  auditAs(ctx, { action: 'share-delete', share: raw });
   if (!raw) throw new BadRequestError('the share hash is missing');
   // Only an exact, well-formed hash can name a link (never a prefix or a path).
   if (!isHashLike(raw)) throw new NotFoundError('share not found');

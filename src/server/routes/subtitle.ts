@@ -9,6 +9,7 @@ import { openForRead } from '../../services/files/io.ts';
 import { SUBTITLE_MAX_BYTES, decodeSubtitleText, subtitleFormat, toWebVtt } from '../../services/subtitles.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/subtitle';
 
@@ -16,6 +17,7 @@ async function getSubtitle(ctx: FmContext): Promise<void> {
   const { path: virtual } = pathAfter(ctx, PREFIX);
   const format = subtitleFormat(virtual);
   if (!format) throw new BadRequestError('subtitles are .vtt, .srt, .ass or .ssa files');
+  auditAs(ctx, { action: 'preview', path: virtual, detail: 'subtitle' });
   const access = await userAccess(ctx);
   const target = await ctx.services.gate.resolve(access, virtual, 'download');
   if (!target.stat?.isFile()) throw new BadRequestError('not a file');

@@ -13,6 +13,7 @@ import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { presentAccessToken } from '../present.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const createInput = { body: AccessTokenBodySchema };
 const idInput = { params: z.object({ id: z.string() }) };
@@ -31,6 +32,7 @@ async function createToken(ctx: FmContext): Promise<void> {
     if (!folder.isDir) throw new BadRequestError(`path: ${folder.virtual} is not a folder`);
     path = folder.virtual;
   }
+  auditAs(ctx, { action: 'user-change', detail: `user ${user.username}: access token "${body.name}" created` });
   const { record, token } = await ctx.services.accessTokens.create(user, { ...body, path });
   ctx.status = 201;
   ctx.body = { ...presentAccessToken(record), token };
@@ -43,7 +45,9 @@ export function tokensRouter(): FmRouter {
   });
   router.post('/api/tokens', authenticate, requireSession, jsonBody('16kb'), validate(createInput), createToken);
   router.delete('/api/tokens/:id', authenticate, requireSession, validate(idInput), async (ctx) => {
-    await ctx.services.accessTokens.remove(inputOf(ctx, idInput).params.id, ctx.state.user!);
+    const { id } = inputOf(ctx, idInput).params;
+    auditAs(ctx, { action: 'user-change', detail: `user ${ctx.state.user!.username}: access token ${id} deleted` });
+    await ctx.services.accessTokens.remove(id, ctx.state.user!);
     ctx.status = 204;
   });
   return router;

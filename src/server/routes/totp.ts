@@ -12,6 +12,7 @@ import { authenticate, requestSettings, requireSession } from '../middleware/aut
 import { jsonBody } from '../middleware/body.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const startInput = { params: UserIdParamsSchema };
 const confirmInput = { params: UserIdParamsSchema, body: TotpConfirmBodySchema };
@@ -34,6 +35,7 @@ export function totpRouter(): FmRouter {
   router.put('/api/users/:id/totp', authenticate, requireSession, jsonBody('16kb'), validate(confirmInput), async (ctx) => {
     const { params, body } = inputOf(ctx, confirmInput);
     requireSelf(ctx, params.id);
+    auditAs(ctx, { action: 'user-change', detail: `user ${ctx.state.user!.username}: two-factor login turned on` });
     ctx.body = await ctx.services.totp.confirm(ctx.state.user!, body.code);
     // The session's claim says whether two-factor login is on: the client renews it.
     ctx.set('X-Renew-Token', 'true');
@@ -44,7 +46,8 @@ export function totpRouter(): FmRouter {
     const actor = ctx.state.user!;
     const { auth, users, totp } = ctx.services;
     // Yourself, or anyone for an admin; 404 for an unknown user.
-    await users.read(actor, params.id);
+    const target = await users.read(actor, params.id);
+    auditAs(ctx, { action: 'user-change', detail: `user ${target.username}: two-factor login turned off` });
     if (auth.method(await requestSettings(ctx)) === 'json') await users.checkCurrentPassword(actor, body.current_password);
     if (!(await totp.disable(params.id))) throw new NotFoundError('two-factor login is not on for this user');
     if (actor.id === params.id) ctx.set('X-Renew-Token', 'true');

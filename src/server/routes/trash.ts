@@ -6,6 +6,7 @@
 import Router from '@koa/router';
 import { TrashActionQuerySchema, TrashIdParamsSchema } from '../../schemas/trash.ts';
 import { ForbiddenError } from '../../errors.ts';
+import { auditAs } from '../audit.ts';
 import { authenticate } from '../middleware/auth.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import type { FmMiddleware, FmRouter } from '../types.ts';
@@ -26,14 +27,19 @@ export function trashRouter(): FmRouter {
   });
   router.post('/api/trash/:id', authenticate, refuseFolderTokens, validate(restoreInput), async (ctx) => {
     const { params, query } = inputOf(ctx, restoreInput);
+    auditAs(ctx, { action: 'restore', detail: `trash item ${params.id}` });
     const path = await ctx.services.trash.restoreItem(ctx.state.user!, params.id, { rename: query.rename, override: query.override });
+    auditAs(ctx, { path });
     ctx.body = { path };
   });
   router.delete('/api/trash/:id', authenticate, refuseFolderTokens, validate(idInput), async (ctx) => {
-    await ctx.services.trash.remove(ctx.state.user!, inputOf(ctx, idInput).params.id);
+    const { id } = inputOf(ctx, idInput).params;
+    auditAs(ctx, { action: 'delete', detail: `trash item ${id}, for good` });
+    await ctx.services.trash.remove(ctx.state.user!, id);
     ctx.status = 204;
   });
   router.delete('/api/trash', authenticate, refuseFolderTokens, async (ctx) => {
+    auditAs(ctx, { action: 'delete', detail: 'the trash, emptied' });
     await ctx.services.trash.empty(ctx.state.user!);
     ctx.status = 204;
   });

@@ -15,6 +15,7 @@ import { pathAfter, userAccess } from '../files-request.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
 import { WriteQuerySchema } from '../../schemas/files.ts';
 import type { FmContext, FmMiddleware, FmRouter } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/tus';
 export const TUS_VERSION = '1.0.0';
@@ -50,6 +51,11 @@ async function target(ctx: FmContext, op: Op): Promise<Target> {
   return ctx.services.gate.resolve(access, virtual, op, { allowRoot: false, mustExist: false });
 }
 
+/** An upload is recorded once, by the request that completes it (failed chunks are retried, not logged). */
+function auditIfComplete(ctx: FmContext, t: Target, status: UploadStatus): void {
+  if (status.finished) auditAs(ctx, { action: 'upload', path: t.virtual, bytes: status.length });
+}
+
 export function setStatusHeaders(ctx: FmContext, status: UploadStatus): void {
   ctx.set('Upload-Offset', String(status.offset));
   if (status.expires) ctx.set('Upload-Expires', status.expires.toUTCString());
@@ -73,6 +79,7 @@ async function create(ctx: FmContext): Promise<void> {
   ctx.status = 201;
   ctx.set('Location', `${basePrefix(ctx)}${PREFIX}${encodePath(t.virtual)}`);
   setStatusHeaders(ctx, status);
+  auditIfComplete(ctx, t, status);
   ctx.body = '';
 }
 
@@ -98,6 +105,7 @@ async function patch(ctx: FmContext): Promise<void> {
   const status = await ctx.services.uploads.write(t, offset, ctx.req, contentLength);
   ctx.remove('Connection');
   setStatusHeaders(ctx, status);
+  auditIfComplete(ctx, t, status);
   ctx.status = 204;
 }
 

@@ -39,6 +39,7 @@ export function SettingsTabs() {
   if (user?.perm.admin) {
     tabs.push({ href: '/settings/global', label: t('settings.globalSettings') });
     tabs.push({ href: '/settings/users', label: t('settings.userManagement'), prefix: true });
+    tabs.push({ href: '/settings/activity', label: t('audit.title') });
   }
   return (
     <nav ref={nav} className="tabs" aria-label={t('settings.title')}>
