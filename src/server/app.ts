@@ -27,6 +27,7 @@ import { totpRouter } from './routes/totp.ts';
 import { oidcRouter } from './routes/oidc.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
+import { eventsRouter } from './routes/events.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
@@ -98,6 +99,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     totpRouter(),
     oidcRouter(opts.baseURL),
     publicRouter(),
+    eventsRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

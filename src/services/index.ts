@@ -23,6 +23,7 @@ import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
+import { LiveFolders } from './live/hub.ts';
 
 export interface ServiceOptions {
   /**
@@ -90,6 +91,8 @@ export interface Services {
   validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */
   closers: Array<() => Promise<void>>;
+  /** Live listings: who watches which folder (fm's events and the index's watcher feed it). */
+  live: LiveFolders;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -121,12 +124,15 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     [cacheDirOf(options), secretKeyFile(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)),
   );
   const events = new FileEvents(options.log);
+  const live = new LiveFolders();
+  live.attach(events);
   const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec }, new Sandbox(options.sandbox));
   const searchIndex = new SearchIndex({
     root: options.root,
     dataDir: path.join(cacheDirOf(options), 'index'),
     skip: (abs) => gate.isProtected(abs),
     log: options.log,
+    onDiskEvent: (abs, type, lossy) => live.diskChanged(abs, type, lossy),
   });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
@@ -170,6 +176,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     options,
     log: options.log,
     closers,
+    live,
   };
   return services;
 }

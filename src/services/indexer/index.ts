@@ -56,6 +56,8 @@ export interface IndexOptions {
   pollIntervalMs?: number;
   /** Snapshot period while changes accumulate, ms (default 10 min). */
   saveIntervalMs?: number;
+  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly. */
+  onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
 }
 
 type Subscription = { unsubscribe(): Promise<void> };
@@ -158,6 +160,7 @@ export class SearchIndex {
           this.startPolling();
           return;
         }
+        for (const e of events) if (!this.opts.skip(e.path)) this.opts.onDiskEvent?.(e.path, e.type, isSuspect(e.path));
         void this.enqueue(async () => {
           const ctx = this.ctx();
           for (const e of events) {
