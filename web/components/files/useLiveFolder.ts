@@ -1,0 +1,76 @@
+/**
+ * Keeps the open folder's listing current while it is on screen: one live stream per tab
+ * (web/api/live.ts), moved to the next folder on navigation. A batch is applied in place, so
+ * the selection, the cursor and the scroll position stay; a reset (or a batch while later pages
+ * are still loading) refetches, at most one at a time and at most once a second.
+ */
+import { type QueryClient, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { isPartial, resourcePages } from '../../api/listing-pages.ts';
+import { followFolder } from '../../api/live.ts';
+import { applyChange, markLive } from '../../api/live-merge.ts';
+import { keys } from '../../api/queries.ts';
+import type { Resource } from '../../api/resources.ts';
+
+/** Least time between two refetches of a folder that keeps changing, ms. */
+const REFETCH_GAP_MS = 1000;
+
+export function useLiveFolder(path: string, active: boolean): void {
+  const client = useQueryClient();
+  useEffect(() => {
+    if (!active) return;
+    const refetch = coalescedRefetch(client, path);
+    const stop = followFolder(path, {
+      change(batch) {
+        const shown = client.getQueryData<Resource>(keys.resource(path));
+        if (!shown?.isDir || isPartial(shown)) return refetch.request();
+        client.setQueryData(keys.resource(path), applyChange(shown, batch));
+      },
+      reset: () => refetch.request(),
+    });
+    return () => {
+      stop();
+      refetch.cancel();
+    };
+  }, [client, path, active]);
+}
+
+/** Refetches of one folder: one in flight; asked again meanwhile, one more after it, REFETCH_GAP_MS later. */
+function coalescedRefetch(client: QueryClient, path: string) {
+  const abort = new AbortController();
+  let running = false;
+  let again = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastEnd = 0;
+  const run = async () => {
+    timer = undefined;
+    running = true;
+    again = false;
+    try {
+      let latest: Resource | undefined;
+      for await (const res of resourcePages(path, abort.signal)) latest = res;
+      if (latest && !abort.signal.aborted) client.setQueryData(keys.resource(path), markLive(latest));
+    } catch {
+      // Gone or forbidden now: the screen's own query will say so at its next load.
+    } finally {
+      running = false;
+      lastEnd = Date.now();
+      if (again) request();
+    }
+  };
+  const request = () => {
+    if (running) {
+      again = true;
+      return;
+    }
+    if (timer || abort.signal.aborted) return;
+    timer = setTimeout(() => void run(), Math.max(0, lastEnd + REFETCH_GAP_MS - Date.now()));
+  };
+  return {
+    request,
+    cancel() {
+      abort.abort();
+      clearTimeout(timer);
+    },
+  };
+}
