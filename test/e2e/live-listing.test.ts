@@ -60,6 +60,8 @@ describe('live listings', () => {
     await actor.getByRole('dialog', { name: 'New folder' }).getByRole('textbox').fill('made here');
     await actor.keyboard.press('Enter');
     await expect.poll(() => itemNames(watcher), WITHIN).toEqual(['made here', 'keep.txt']);
+    // The keyboard cursor stayed on its entry, which moved down one place.
+    expect(await itemNames(watcher, '[role=option][tabindex="0"]')).toEqual(['keep.txt']);
 
     await actor.getByRole('link', { name: 'shared' }).click();
     await actor.getByRole('option', { name: 'made here' }).click();

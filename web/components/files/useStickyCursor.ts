@@ -3,13 +3,18 @@ import { useEffect, useRef } from 'react';
 import type { ResourceItem } from '../../api/resources.ts';
 
 export function useStickyCursor(items: ResourceItem[], cursor: number | undefined, setCursor: (index: number | undefined) => void): void {
-  const at = useRef<string | undefined>(undefined);
+  const seen = useRef<{ items: ResourceItem[]; path?: string }>({ items });
   useEffect(() => {
-    const path = at.current;
-    if (path !== undefined && cursor !== undefined && items[cursor]?.path !== path) {
-      const moved = items.findIndex((it) => it.path === path);
-      if (moved >= 0) return setCursor(moved);
+    const before = seen.current;
+    // Only new items move the cursor; the cursor's own moves are the user's.
+    if (before.items !== items && before.path !== undefined && cursor !== undefined && items[cursor]?.path !== before.path) {
+      const moved = items.findIndex((it) => it.path === before.path);
+      if (moved >= 0) {
+        seen.current = { items, path: before.path };
+        setCursor(moved);
+        return;
+      }
     }
-    at.current = cursor === undefined ? undefined : items[cursor]?.path;
+    seen.current = { items, path: cursor === undefined ? undefined : items[cursor]?.path };
   }, [items, cursor, setCursor]);
 }
