@@ -28,6 +28,7 @@ import { oidcRouter } from './routes/oidc.ts';
 import { publicRouter } from './routes/public.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { eventsRouter } from './routes/events.ts';
+import { analyzeRouter } from './routes/analyze.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
@@ -100,6 +101,7 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     oidcRouter(opts.baseURL),
     publicRouter(),
     eventsRouter(),
+    analyzeRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

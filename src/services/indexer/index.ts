@@ -66,6 +66,8 @@ export class SearchIndex {
   private store = new EntryStore();
   private trigrams = new TrigramIndex();
   private ready = false;
+  /** start() was called (fm serve without --no-index). */
+  started = false;
   private scanning = false;
   private watching: IndexStatus['watching'] = 'none';
   private lastReconcile: Date | null = null;
@@ -114,6 +116,7 @@ export class SearchIndex {
    * start-up is missed.
    */
   start(): Promise<void> {
+    this.started = true;
     return this.enqueue(async () => {
       const started = Date.now();
       await this.startWatching();
@@ -255,6 +258,12 @@ export class SearchIndex {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
     return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
+  }
+
+  /** The entries and the id of a folder, for reads that walk the index (the analyzer); undefined until ready. */
+  folderEntries(dirAbs: string): { store: EntryStore; id: number } | undefined {
+    const id = this.ready ? this.idOf(dirAbs) : -1;
+    return id >= 0 && this.store.isDir(id) ? { store: this.store, id } : undefined;
   }
 
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */

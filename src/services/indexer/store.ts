@@ -35,6 +35,8 @@ export class EntryStore {
   children: Array<number[] | undefined> = [];
   /** Total size of everything under a folder (files only count their own size). */
   treeSize = new Float64Array(1024);
+  /** Number of entries under a folder, at any depth (0 for files). */
+  treeCount = new Float64Array(1024);
   count = 0;
   live = 0;
 
@@ -56,6 +58,7 @@ export class EntryStore {
     this.mtime = g(this.mtime, Float64Array);
     this.flags = g(this.flags, Uint8Array);
     this.treeSize = g(this.treeSize, Float64Array);
+    this.treeCount = g(this.treeCount, Float64Array);
   }
 
   private push(parent: number, e: EntryData): number {
@@ -68,6 +71,7 @@ export class EntryStore {
     this.names[id] = e.name;
     this.children[id] = e.isDir ? [] : undefined;
     this.treeSize[id] = e.isDir ? 0 : e.size;
+    this.treeCount[id] = 0;
     this.live++;
     return id;
   }
@@ -101,6 +105,7 @@ export class EntryStore {
     const id = this.push(dir, e);
     this.children[dir]!.push(id);
     if (!e.isDir && e.size) this.addTreeSize(dir, e.size);
+    for (let d = dir; d >= 0; d = this.parent[d]) this.treeCount[d]++;
     return id;
   }
 
@@ -130,6 +135,7 @@ export class EntryStore {
       if (i >= 0) kids.splice(i, 1);
     }
     this.addTreeSize(parent, -this.treeSize[id]);
+    for (let d = parent; d >= 0; d = this.parent[d]) this.treeCount[d] -= this.treeCount[id] + 1;
     const removed: number[] = [];
     const stack = [id];
     while (stack.length) {
