@@ -25,6 +25,7 @@ const GlobalSettingsPage = lazy(() => import('./pages/GlobalSettings.tsx'));
 const UsersSettingsPage = lazy(() => import('./pages/UsersSettings.tsx'));
 const UserEditPage = lazy(() => import('./pages/UserEdit.tsx'));
 const SharePage = lazy(() => import('./pages/Share.tsx'));
+const AnalyzePage = lazy(() => import('./pages/Analyze.tsx'));
 const SearchOverlay = lazy(() => import('./components/search/Search.tsx'));
 
 /** The search overlay, loaded when first opened; closed whenever the route changes. */
@@ -145,6 +146,11 @@ export function App() {
           </Route>
           <Route path="/500">
             <ErrorPage code={500} />
+          </Route>
+          <Route path={/^\/analyze(?:\/.*)?$/i}>
+            <RequireAuth>
+              <AnalyzePage />
+            </RequireAuth>
           </Route>
           <Route component={ToFiles} />
         </Switch>

@@ -9,6 +9,7 @@ import * as settingsApi from './settings.ts';
 import * as sharesApi from './shares.ts';
 import * as tokensApi from './tokens.ts';
 import * as usersApi from './users.ts';
+import * as analyzeApi from './analyze.ts';
 
 /** Query keys, one family per resource; a family's first element invalidates all of it. */
 export const keys = {
@@ -20,6 +21,7 @@ export const keys = {
   shares: ['shares'] as const,
   tokens: ['tokens'] as const,
   settings: ['settings'] as const,
+  analyze: (path: string) => ['analyze', path] as const,
 };
 
 /**
@@ -51,6 +53,15 @@ export const sharesQuery = () => queryOptions({ queryKey: keys.shares, queryFn: 
 export const tokensQuery = () => queryOptions({ queryKey: keys.tokens, queryFn: () => tokensApi.list() });
 
 export const settingsQuery = () => queryOptions({ queryKey: keys.settings, queryFn: () => settingsApi.get() });
+
+/** The storage analyzer's view of a folder (its largest entries, two levels). */
+export const analyzeQuery = (path: string) =>
+  queryOptions({
+    queryKey: keys.analyze(path),
+    queryFn: ({ signal }) => analyzeApi.get(path, signal),
+    // While the index is being built, ask again until it is ready.
+    refetchInterval: (q) => (q.state.data?.state === 'building' ? 2000 : false),
+  });
 
 /** After a change to files: every listing and the disk usage are stale. */
 export function invalidateFiles(client: QueryClient): Promise<void> {
