@@ -97,6 +97,8 @@ export interface UserData {
   hideDotfiles: boolean;
   dateFormat: boolean;
   aceEditorTheme: string;
+  /** fm's own: the listing shows folders' total sizes (from the index, `?dirsizes=true`). */
+  dirSizes: boolean;
 }
 
 /** What the server returns for a user: everything but the password hash. */
@@ -127,4 +129,6 @@ export interface TokenUser {
   sorting: Sorting;
   /** fm's own: whether two-factor login is on, and whether the policy leads this user to enrol. */
   twoFactor?: TwoFactorState;
+  /** fm's own: folder sizes in the listing (absent in tokens of older versions). */
+  dirSizes?: boolean;
 }

@@ -100,6 +100,7 @@ export function cliActor(): UserRecord {
     hideDotfiles: false,
     dateFormat: false,
     aceEditorTheme: '',
+    dirSizes: false,
     sessionEpoch: 0,
     updatedAt: 0,
   };

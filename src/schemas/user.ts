@@ -56,6 +56,7 @@ export const UserDataSchema = z.object({
   hideDotfiles: z.boolean().default(false),
   dateFormat: z.boolean().default(false),
   aceEditorTheme: z.string().default(''),
+  dirSizes: z.boolean().default(false),
 });
 sameType<z.output<typeof UserDataSchema>, UserData>(true);
 

@@ -34,6 +34,7 @@ const FIELDS = [
   'hideDotfiles',
   'dateFormat',
   'aceEditorTheme',
+  'dirSizes',
 ] as const;
 type Field = (typeof FIELDS)[number];
 

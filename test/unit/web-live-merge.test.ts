@@ -53,6 +53,11 @@ describe('applyChange', () => {
     expect(names(r)).toEqual(['huge', 'big', 'a-mid', 'mid', 'small']);
   });
 
+  it('a changed folder keeps the total size shown (a batch does not carry it)', () => {
+    const r = applyChange(folder([{ ...item('photos', true), dirSize: 1234 }, item('a')]), { items: [item('photos', true)], removed: [] });
+    expect(r.items![0]).toMatchObject({ name: 'photos', dirSize: 1234 });
+  });
+
   it('by modified ascending', () => {
     const r = applyChange(folder([item('old', false, 1, '2020-01-01T00:00:00Z'), item('new', false, 1, '2024-01-01T00:00:00Z')], 'modified'), {
       items: [item('mid', false, 1, '2022-01-01T00:00:00Z')],

@@ -36,9 +36,14 @@ export function listingOrder(sorting: Sorting): (a: FileInfoDto, b: FileInfoDto)
 export function applyChange(res: Resource, change: LiveChangeDto): Resource {
   const gone = new Set(change.removed);
   for (const item of change.items) gone.add(item.name);
+  // A folder's total size (`?dirsizes`) is not in the batch: a changed folder keeps the one shown.
+  const dirSize = new Map<string, number>();
+  for (const it of res.items ?? []) if (it.dirSize !== undefined && gone.has(it.name)) dirSize.set(it.name, it.dirSize);
   const items = (res.items ?? []).filter((it) => !gone.has(it.name));
   const order = listingOrder(res.sorting ?? { by: 'name', asc: true });
-  for (const item of change.items) {
+  for (const changed of change.items) {
+    const kept = dirSize.get(changed.name);
+    const item = kept !== undefined && changed.isDir ? { ...changed, dirSize: kept } : changed;
     let lo = 0;
     let hi = items.length;
     while (lo < hi) {

@@ -27,13 +27,14 @@ export const keys = {
 /**
  * A folder (with its items, in the server's order) or a file. A large folder's data grows: its
  * first page, then all of it (listing-pages.ts; `isPartial` tells). A refetch (after a change)
- * keeps what is shown until the new listing is whole.
+ * keeps what is shown until the new listing is whole. `dirSizes` adds folders' total sizes (the
+ * same key: the data differs only by the optional `dirSize` of folders).
  */
-export const resourceQuery = (path: string) =>
+export const resourceQuery = (path: string, dirSizes = false) =>
   queryOptions({
     queryKey: keys.resource(path),
     queryFn: streamedQuery({
-      streamFn: ({ signal }) => resourcePages(path, signal),
+      streamFn: ({ signal }) => resourcePages(path, signal, dirSizes),
       // Each chunk is the whole resource so far.
       reducer: (_shown: resources.Resource, latest: resources.Resource) => latest,
       // Never the data: the stream yields at least once or fails.

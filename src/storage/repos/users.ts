@@ -211,6 +211,7 @@ export function userData(u: UserRecord): UserData {
     hideDotfiles: u.hideDotfiles,
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme,
+    dirSizes: u.dirSizes,
   };
 }
 

@@ -15,11 +15,11 @@ import type { Resource } from '../../api/resources.ts';
 /** Least time between two refetches of a folder that keeps changing, ms. */
 const REFETCH_GAP_MS = 1000;
 
-export function useLiveFolder(path: string, active: boolean): void {
+export function useLiveFolder(path: string, active: boolean, dirSizes: boolean): void {
   const client = useQueryClient();
   useEffect(() => {
     if (!active) return;
-    const refetch = coalescedRefetch(client, path);
+    const refetch = coalescedRefetch(client, path, dirSizes);
     const stop = followFolder(path, {
       change(batch) {
         const shown = client.getQueryData<Resource>(keys.resource(path));
@@ -32,11 +32,11 @@ export function useLiveFolder(path: string, active: boolean): void {
       stop();
       refetch.cancel();
     };
-  }, [client, path, active]);
+  }, [client, path, active, dirSizes]);
 }
 
 /** Refetches of one folder: one in flight; asked again meanwhile, one more after it, REFETCH_GAP_MS later. */
-function coalescedRefetch(client: QueryClient, path: string) {
+function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) {
   const abort = new AbortController();
   let running = false;
   let again = false;
@@ -48,7 +48,7 @@ function coalescedRefetch(client: QueryClient, path: string) {
     again = false;
     try {
       let latest: Resource | undefined;
-      for await (const res of resourcePages(path, abort.signal)) latest = res;
+      for await (const res of resourcePages(path, abort.signal, dirSizes)) latest = res;
       if (latest && !abort.signal.aborted) client.setQueryData(keys.resource(path), markLive(latest));
     } catch {
       // Gone or forbidden now: the screen's own query will say so at its next load.
