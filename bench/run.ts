@@ -7,6 +7,7 @@
  *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
  *   npm run bench -- --only search,archives
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
+ *   npm run bench -- --only live,analyzer   live listings under 1,000 changes/s, the storage analyzer (issue 19)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
@@ -25,6 +26,7 @@ import { benchFirstPage } from './first-page.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
+import { benchAnalyzer, benchLive } from './live.ts';
 import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
@@ -146,6 +148,10 @@ await section('archives', () => benchArchives(dataDir));
 await section('search', () => benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }));
 
 await section('requests', () => benchRequests(dataDir));
+
+await section('live', () => benchLive(dataDir));
+
+await section('analyzer', () => benchAnalyzer(dataDir, small ? 100 : 1000));
 
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {
