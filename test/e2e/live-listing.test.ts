@@ -51,9 +51,11 @@ describe('live listings', () => {
     return page;
   }
 
-  it('create, rename and delete in one page appear in the other within 2 s; its selection stays', async () => {
+  it('create, rename and delete in one page appear in the other within 2 s; its selection and mode stay', async () => {
     const watcher = await open();
     const actor = await open();
+    // Multiple-selection mode, which a reload would end (spec §4) and a live update must not.
+    await watcher.getByRole('button', { name: 'Select multiple' }).click();
     await watcher.getByRole('option', { name: 'keep.txt' }).click();
 
     await actor.getByRole('button', { name: 'New folder' }).click();
@@ -76,6 +78,7 @@ describe('live listings', () => {
     await expect.poll(() => itemNames(watcher), WITHIN).toEqual(['keep.txt']);
     // The selection in the watching page survived every update.
     expect(await itemNames(watcher, '[role=option][aria-selected=true]')).toEqual(['keep.txt']);
+    expect(await watcher.getByRole('button', { name: 'Select multiple' }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it("an upload's finished file appears in the other page", async () => {

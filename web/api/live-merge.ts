@@ -1,8 +1,8 @@
 /**
  * A live listing's batch applied to the folder shown: changed entries replace theirs or are
  * put where the server would list them (folders first, then the folder's sorting, ties by name),
- * removed names leave. Pure; the result is marked, so the screen can tell a live update from a
- * reload (a reload ends multiple selection, a live update does not).
+ * removed names leave. Pure. What the cache stores of a live update is marked (`markLive`), so
+ * the screen can tell it from a reload (a reload ends multiple selection, a live update does not).
  */
 import { compareNames, type FileInfoDto, type Sorting } from '../../src/api/files.ts';
 import type { LiveChangeDto } from '../../src/api/live.ts';
@@ -55,5 +55,5 @@ export function applyChange(res: Resource, change: LiveChangeDto): Resource {
   }
   let numDirs = 0;
   for (const it of items) if (it.isDir) numDirs++;
-  return markLive({ ...res, items, numDirs, numFiles: items.length - numDirs });
+  return { ...res, items, numDirs, numFiles: items.length - numDirs };
 }

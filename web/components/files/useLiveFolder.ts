@@ -24,7 +24,7 @@ export function useLiveFolder(path: string, active: boolean, dirSizes: boolean):
       change(batch) {
         const shown = client.getQueryData<Resource>(keys.resource(path));
         if (!shown?.isDir || isPartial(shown)) return refetch.request();
-        client.setQueryData(keys.resource(path), applyChange(shown, batch));
+        showLive(client, path, applyChange(shown, batch));
       },
       reset: () => refetch.request(),
     });
@@ -33,6 +33,12 @@ export function useLiveFolder(path: string, active: boolean, dirSizes: boolean):
       refetch.cancel();
     };
   }, [client, path, active, dirSizes]);
+}
+
+/** Puts a live update in the cache, marked as one (the cache stores a structurally shared copy: that copy is marked). */
+function showLive(client: QueryClient, path: string, res: Resource): void {
+  const stored = client.setQueryData<Resource>(keys.resource(path), res);
+  if (stored) markLive(stored);
 }
 
 /** Refetches of one folder: one in flight; asked again meanwhile, one more after it, REFETCH_GAP_MS later. */
@@ -49,7 +55,7 @@ function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) 
     try {
       let latest: Resource | undefined;
       for await (const res of resourcePages(path, abort.signal, dirSizes)) latest = res;
-      if (latest && !abort.signal.aborted) client.setQueryData(keys.resource(path), markLive(latest));
+      if (latest && !abort.signal.aborted) showLive(client, path, latest);
     } catch {
       // Gone or forbidden now: the screen's own query will say so at its next load.
     } finally {
