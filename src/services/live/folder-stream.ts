@@ -18,7 +18,7 @@ export interface FolderStreamOptions {
   maxBatch: number;
 }
 
-export const DEFAULT_STREAM_OPTIONS: FolderStreamOptions = { batchMs: 200, maxBatch: 500 };
+export const DEFAULT_STREAM_OPTIONS: FolderStreamOptions = { batchMs: 200, maxBatch: 1000 };
 
 /** Writes one event to the client. */
 export type LiveSend = (event: 'change' | 'reset', data: LiveChangeDto | Record<string, never>) => void;

@@ -2,7 +2,7 @@
  * Keeps the open folder's listing current while it is on screen: one live stream per tab
  * (web/api/live.ts), moved to the next folder on navigation. A batch is applied in place, so
  * the selection, the cursor and the scroll position stay; a reset (or a batch while later pages
- * are still loading) refetches, at most one at a time and at most once a second.
+ * are still loading) refetches, one at a time, with a gap between them that grows with the folder.
  */
 import { type QueryClient, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -12,8 +12,12 @@ import { applyChange, markLive } from '../../api/live-merge.ts';
 import { keys } from '../../api/queries.ts';
 import type { Resource } from '../../api/resources.ts';
 
-/** Least time between two refetches of a folder that keeps changing, ms. */
+/**
+ * Least time between two refetches of a folder that keeps changing, ms: a second, or three times
+ * what the last refetch took (a large folder is not reloaded back to back).
+ */
 const REFETCH_GAP_MS = 1000;
+const REFETCH_GAP_FACTOR = 3;
 
 export function useLiveFolder(path: string, active: boolean, dirSizes: boolean): void {
   const client = useQueryClient();
@@ -41,16 +45,17 @@ function showLive(client: QueryClient, path: string, res: Resource): void {
   if (stored) markLive(stored);
 }
 
-/** Refetches of one folder: one in flight; asked again meanwhile, one more after it, REFETCH_GAP_MS later. */
+/** Refetches of one folder: one in flight; asked again meanwhile, one more after it, a gap later. */
 function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) {
   const abort = new AbortController();
   let running = false;
   let again = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let lastEnd = 0;
+  let nextAt = 0;
   const run = async () => {
     timer = undefined;
     running = true;
+    const started = Date.now();
     again = false;
     try {
       let latest: Resource | undefined;
@@ -60,7 +65,7 @@ function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) 
       // Gone or forbidden now: the screen's own query will say so at its next load.
     } finally {
       running = false;
-      lastEnd = Date.now();
+      nextAt = Date.now() + Math.max(REFETCH_GAP_MS, (Date.now() - started) * REFETCH_GAP_FACTOR);
       if (again) request();
     }
   };
@@ -70,7 +75,7 @@ function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) 
       return;
     }
     if (timer || abort.signal.aborted) return;
-    timer = setTimeout(() => void run(), Math.max(0, lastEnd + REFETCH_GAP_MS - Date.now()));
+    timer = setTimeout(() => void run(), Math.max(0, nextAt - Date.now()));
   };
   return {
     request,
