@@ -81,6 +81,19 @@ describe('live listings', () => {
     expect(await watcher.getByRole('button', { name: 'Select multiple' }).getAttribute('aria-pressed')).toBe('true');
   });
 
+  it('a folder removed while open shows that it is gone', async () => {
+    fs.mkdirSync(path.join(root, 'doomed'));
+    fs.writeFileSync(path.join(root, 'doomed/x.txt'), 'x');
+    const page = await browser.newPage();
+    const live = streamOpened(page);
+    await openLoggedIn(page, fm.url, admin.token, '/files/doomed/');
+    await page.getByRole('option', { name: 'x.txt' }).waitFor();
+    await live;
+    browser.allowConsoleError(/404/);
+    fs.rmSync(path.join(root, 'doomed'), { recursive: true });
+    await page.getByRole('heading', { name: "This location can't be reached." }).waitFor({ timeout: 5000 });
+  });
+
   it("an upload's finished file appears in the other page", async () => {
     const watcher = await open();
     const actor = await open();

@@ -62,7 +62,8 @@ function coalescedRefetch(client: QueryClient, path: string, dirSizes: boolean) 
       for await (const res of resourcePages(path, abort.signal, dirSizes)) latest = res;
       if (latest && !abort.signal.aborted) showLive(client, path, latest);
     } catch {
-      // Gone or forbidden now: the screen's own query will say so at its next load.
+      // Gone or forbidden now (the folder was removed, say): the screen's own load says so.
+      if (!abort.signal.aborted) void client.invalidateQueries({ queryKey: keys.resource(path) });
     } finally {
       running = false;
       nextAt = Date.now() + Math.max(REFETCH_GAP_MS, (Date.now() - started) * REFETCH_GAP_FACTOR);
