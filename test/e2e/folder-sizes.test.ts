@@ -49,6 +49,16 @@ describe('folder sizes in the listing', () => {
 
     await page.getByRole('link', { name: 'My files' }).click();
     await expect.poll(size).toBe('1.4 MiB');
+    if (process.env.FM_SCREENSHOTS) await page.screenshot({ path: path.join(process.env.FM_SCREENSHOTS, 'folder-sizes.png') });
     expect(await page.getByRole('option', { name: 'loose.txt' }).locator('.item-size').textContent()).toBe('1 B');
+
+    // The move dialog's folder chooser reads the same folder (the same cache entry): the sizes stay.
+    await page.getByRole('option', { name: 'loose.txt' }).click();
+    const chooserLoaded = page.waitForResponse((r) => /\/api\/resources\/(\?|$)/.test(new URL(r.url()).pathname + new URL(r.url()).search));
+    await page.locator('header').getByRole('button', { name: 'Move file' }).click();
+    await page.getByRole('dialog', { name: 'Move' }).getByText('photos').waitFor();
+    await chooserLoaded;
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    expect(await size()).toBe('1.4 MiB');
   });
 });
