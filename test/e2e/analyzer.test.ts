@@ -66,6 +66,14 @@ describe('storage analyzer page', () => {
     expect(await axeViolations(page)).toEqual([]);
   });
 
+  it('follows changes on the server while it is open', async () => {
+    const page = await browser.newPage();
+    await open(page);
+    fs.writeFileSync(path.join(root, 'huge.iso'), Buffer.alloc(5_000_000));
+    await page.locator('.analyze-table tbody th').first().filter({ hasText: 'huge.iso' }).waitFor({ timeout: 15_000 });
+    fs.rmSync(path.join(root, 'huge.iso'));
+  });
+
   it('works with the keyboard: Tab to a folder tile, Enter opens it', async () => {
     const page = await browser.newPage();
     await open(page, '/analyze/media/');

@@ -60,8 +60,9 @@ export const analyzeQuery = (path: string) =>
   queryOptions({
     queryKey: keys.analyze(path),
     queryFn: ({ signal }) => analyzeApi.get(path, signal),
-    // While the index is being built, ask again until it is ready.
-    refetchInterval: (q) => (q.state.data?.state === 'building' ? 2000 : false),
+    // The index follows the files: ask again every few seconds while the page is shown (a query
+    // costs the server milliseconds), sooner while the index is still being built.
+    refetchInterval: (q) => (q.state.data?.state === 'building' ? 2000 : q.state.data?.state === 'off' ? false : 5000),
   });
 
 /** After a change to files: every listing and the disk usage are stale. */
