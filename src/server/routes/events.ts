@@ -11,6 +11,7 @@ import type { LiveEventName } from '../../api/live.ts';
 import { FolderStream } from '../../services/live/folder-stream.ts';
 import { authenticate, resolveUser } from '../middleware/auth.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
+import { sseWriter } from '../sse.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const PREFIX = '/api/events';
@@ -24,9 +25,13 @@ async function openEvents(ctx: FmContext): Promise<void> {
   if (!target.isDir) throw new BadRequestError('live listings are for folders');
 
   const body = new PassThrough();
-  const send = (event: LiveEventName, data: unknown) => body.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  const stream = new FolderStream(gate, target, send);
   let heartbeat: NodeJS.Timeout | undefined;
+  // A client that stops reading is let go (it reconnects and refetches) rather than buffered for.
+  const send: (event: LiveEventName, data: unknown) => void = sseWriter(body, () => {
+    end();
+    ctx.res.destroy();
+  });
+  const stream = new FolderStream(gate, target, send);
   const end = (): void => {
     clearInterval(heartbeat);
     stream.close();
@@ -35,7 +40,7 @@ async function openEvents(ctx: FmContext): Promise<void> {
   };
   const unsubscribe = live.subscribe(ctx.state.user!.id, target.real, stream, end);
   heartbeat = setInterval(() => {
-    body.write(': keep-alive\n\n');
+    if (!body.writableEnded) body.write(': keep-alive\n\n');
     resolveUser(ctx).catch(end);
   }, HEARTBEAT_MS);
   ctx.res.once('close', end);
