@@ -182,6 +182,22 @@ describe('GET /api/events: connections', () => {
     reopened = [];
   });
 
+  it('an expired session ends the stream', async () => {
+    const short = await startFm({ args: ['--token-expiration', '2s', '--no-index'] });
+    try {
+      const client = await adminClient(short);
+      const res = await openSse(`${short.url}/api/events/`, { 'X-Auth': client.token });
+      expect(res.status).toBe(200);
+      open.push(res.reader!);
+      const started = Date.now();
+      await res.reader!.ended;
+      // Expired after 2 s, noticed at the next heartbeat (every 5 s).
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    } finally {
+      await short.stop();
+    }
+  }, 20_000);
+
   it('sends heartbeats, and a revoked session ends the stream', async () => {
     const { client } = await createUser(admin, fm, 'fay', {});
     const r = await stream(client, '/');
