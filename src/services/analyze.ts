@@ -3,12 +3,18 @@
  * index (sizes and counts kept by the index as files change; nothing is read from the disk).
  * Entries are filtered as listings filter them (rules, hidden dotfiles, writes in progress;
  * fm's own files are not indexed); a folder's total is the index's, everything in it, as
- * `?dirsizes=true` reports it.
+ * `?dirsizes=true` reports it. A two-level view of a large tree visits a million entries: the
+ * walk gives the event loop back every YIELD_EVERY entries, so other requests are not held up
+ * (changes applied meanwhile may be seen half: the figures are a moment's, not a snapshot's).
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AnalyzeEntryDto } from '../api/analyze.ts';
 import { compareNames } from '../api/files.ts';
 import type { EntryStore } from './indexer/store.ts';
 import { type Gate, PARTIAL_PREFIX, type Target } from './files/gate.ts';
+
+/** Entries visited between two turns of the event loop. */
+const YIELD_EVERY = 50_000;
 
 export interface AnalyzeOptions {
   /** Levels of folders to open (1: the folder's own entries). */
@@ -18,26 +24,34 @@ export interface AnalyzeOptions {
 }
 
 /** The analysis of a folder target found in the index at `id`. */
-export function analyzeFolder(gate: Gate, target: Target, store: EntryStore, id: number, opts: AnalyzeOptions): AnalyzeEntryDto {
+export async function analyzeFolder(gate: Gate, target: Target, store: EntryStore, id: number, opts: AnalyzeOptions): Promise<AnalyzeEntryDto> {
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const shows = (name: string, prefix: string) => !name.startsWith(PARTIAL_PREFIX) && !(checkRules && !gate.visible(access, prefix + name));
   const sizeOf = (e: number) => (store.isDir(e) ? store.treeSize[e] : store.size[e]);
 
-  const entry = (e: number, name: string, virtual: string, depth: number): AnalyzeEntryDto => {
+  let visited = 0;
+  const entry = async (e: number, name: string, virtual: string, depth: number): Promise<AnalyzeEntryDto> => {
     const isDir = store.isDir(e);
     const out: AnalyzeEntryDto = { name, path: virtual, isDir, size: sizeOf(e), count: isDir ? store.treeCount[e] : 0 };
     if (!isDir || depth <= 0) return out;
     const prefix = virtual === '/' ? '/' : `${virtual}/`;
-    const { top, rest } = largest(store.children[e] ?? [], opts.limit, sizeOf, (k) => !store.isDead(k) && shows(store.names[k], prefix));
+    const kids = store.children[e] ?? [];
+    visited += kids.length;
+    if (visited >= YIELD_EVERY) {
+      visited = 0;
+      await nextTurn();
+    }
+    const { top, rest } = largest(kids, opts.limit, sizeOf, (k) => !store.isDead(k) && shows(store.names[k], prefix));
     top.sort((a, b) => sizeOf(b) - sizeOf(a) || compareNames(store.names[a], store.names[b]));
-    out.children = top.map((k) => entry(k, store.names[k], prefix + store.names[k], depth - 1));
+    out.children = [];
+    for (const k of top) out.children.push(await entry(k, store.names[k], prefix + store.names[k], depth - 1));
     if (rest.count) out.rest = rest;
     return out;
   };
 
   const name = target.virtual === '/' ? '' : target.virtual.slice(target.virtual.lastIndexOf('/') + 1);
-  return entry(id, name, target.virtual, opts.depth);
+  return await entry(id, name, target.virtual, opts.depth);
 }
 
 /**

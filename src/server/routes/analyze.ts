@@ -20,7 +20,7 @@ async function analyze(ctx: FmContext): Promise<void> {
   const { query } = inputOf(ctx, input);
   const found = searchIndex.folderEntries(target.real);
   let body: AnalyzeDto;
-  if (found) body = { state: 'ready', root: analyzeFolder(gate, target, found.store, found.id, query) };
+  if (found) body = { state: 'ready', root: await analyzeFolder(gate, target, found.store, found.id, query) };
   else body = { state: searchIndex.started ? 'building' : 'off' };
   ctx.body = body;
 }
