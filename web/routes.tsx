@@ -27,6 +27,7 @@ const UserEditPage = lazy(() => import('./pages/UserEdit.tsx'));
 const SharePage = lazy(() => import('./pages/Share.tsx'));
 const TrashPage = lazy(() => import('./pages/Trash.tsx'));
 const ActivitySettingsPage = lazy(() => import('./pages/ActivitySettings.tsx'));
+const AnalyzePage = lazy(() => import('./pages/Analyze.tsx'));
 const SearchOverlay = lazy(() => import('./components/search/Search.tsx'));
 
 /** The search overlay, loaded when first opened; closed whenever the route changes. */
@@ -157,6 +158,11 @@ export function App() {
           </Route>
           <Route path="/500">
             <ErrorPage code={500} />
+          </Route>
+          <Route path={/^\/analyze(?:\/.*)?$/i}>
+            <RequireAuth>
+              <AnalyzePage />
+            </RequireAuth>
           </Route>
           <Route component={ToFiles} />
         </Switch>

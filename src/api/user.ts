@@ -101,6 +101,8 @@ export interface UserData {
   quota: number;
   /** Entry quota over the user's scope: files, folders and links (0 = none). */
   quotaFiles: number;
+  /** fm's own: the listing shows folders' total sizes (from the index, `?dirsizes=true`). */
+  dirSizes: boolean;
 }
 
 /** What the server returns for a user: everything but the password hash. */
@@ -131,4 +133,6 @@ export interface TokenUser {
   sorting: Sorting;
   /** fm's own: whether two-factor login is on, and whether the policy leads this user to enrol. */
   twoFactor?: TwoFactorState;
+  /** fm's own: folder sizes in the listing (absent in tokens of older versions). */
+  dirSizes?: boolean;
 }

@@ -104,6 +104,7 @@ export function cliActor(): UserRecord {
     aceEditorTheme: '',
     quota: 0,
     quotaFiles: 0,
+    dirSizes: false,
     sessionEpoch: 0,
     updatedAt: 0,
   };

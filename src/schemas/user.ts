@@ -61,6 +61,7 @@ export const UserDataSchema = z.object({
   aceEditorTheme: z.string().default(''),
   quota: QuotaSchema,
   quotaFiles: QuotaSchema,
+  dirSizes: z.boolean().default(false),
 });
 sameType<z.output<typeof UserDataSchema>, UserData>(true);
 

@@ -29,6 +29,8 @@ import { publicRouter } from './routes/public.ts';
 import { trashRouter } from './routes/trash.ts';
 import { dropRouter } from './routes/drop.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
+import { eventsRouter } from './routes/events.ts';
+import { analyzeRouter } from './routes/analyze.ts';
 import { davMiddleware } from './dav/index.ts';
 import { davShareMiddleware } from './dav/share.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
@@ -106,6 +108,8 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
     trashRouter(),
     dropRouter(),
     auditRouter(),
+    eventsRouter(),
+    analyzeRouter(),
     ...(opts.routers ?? []),
   ];
   for (const r of routers) app.use(r.routes());

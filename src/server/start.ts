@@ -72,6 +72,7 @@ export async function startServer(services: Services, opts: StartOptions): Promi
       closing = true;
       for (const res of active) if (!res.headersSent) res.setHeader('Connection', 'close');
       await runner.close();
+      services.live.endAll();
       return new Promise<void>((resolve) => {
         const timer = setTimeout(() => server.closeAllConnections(), graceMs);
         timer.unref();

@@ -28,6 +28,7 @@ import { TrashService } from './trash/index.ts';
 import { QuotaService } from './quotas.ts';
 import { FolderUsage } from './quota-usage.ts';
 import { AuditLog } from './audit.ts';
+import { LiveFolders } from './live/hub.ts';
 
 export interface ServiceOptions {
   /**
@@ -103,6 +104,8 @@ export interface Services {
   quotas: QuotaService;
   /** The audit log: `record` queues an entry (docs/audit.md). */
   audit: AuditLog;
+  /** Live listings: who watches which folder (fm's events and the index's watcher feed it). */
+  live: LiveFolders;
 }
 
 /** fm's cache folder (previews, the search index snapshot): `<dataDir>/cache`. */
@@ -134,12 +137,15 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     [cacheDirOf(options), secretKeyFile(options), dbFile, `${dbFile}-wal`, `${dbFile}-shm`, `${dbFile}-journal`].map((p) => path.resolve(p)),
   );
   const events = new FileEvents(options.log);
+  const live = new LiveFolders();
+  live.attach(events);
   const exec = new ExecService(gate, options.log, { ...DEFAULT_LIMITS, ...options.exec }, new Sandbox(options.sandbox));
   const searchIndex = new SearchIndex({
     root: options.root,
     dataDir: path.join(cacheDirOf(options), 'index'),
     skip: (abs) => gate.isProtected(abs),
     log: options.log,
+    onDiskEvent: (abs, type, lossy) => live.diskChanged(abs, type, lossy),
   });
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
@@ -192,6 +198,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     drops: new DropService(repos, () => services),
     quotas,
     audit: createAuditLog(repos, options.log, closers),
+    live,
   };
   return services;
 }

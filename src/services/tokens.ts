@@ -39,6 +39,7 @@ export function tokenUser(u: UserRecord): TokenUser {
     dateFormat: u.dateFormat,
     aceEditorTheme: u.aceEditorTheme,
     sorting: u.sorting,
+    dirSizes: u.dirSizes,
   };
 }
 

@@ -36,6 +36,7 @@ const FIELDS = [
   'aceEditorTheme',
   'quota',
   'quotaFiles',
+  'dirSizes',
 ] as const;
 type Field = (typeof FIELDS)[number];
 

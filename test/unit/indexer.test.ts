@@ -30,6 +30,18 @@ describe('EntryStore', () => {
     expect(s.pathOf(y)).toBe('/a/y');
     expect(s.live).toBe(3);
   });
+
+  it('keeps the number of entries under each folder (the analyzer counts)', () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const b = s.add(a, dir('b'));
+    s.add(b, file('x', 1));
+    s.add(b, file('z', 1));
+    s.add(a, file('y', 1));
+    expect([s.treeCount[ROOT_ID], s.treeCount[a], s.treeCount[b]]).toEqual([5, 4, 2]);
+    s.remove(b);
+    expect([s.treeCount[ROOT_ID], s.treeCount[a]]).toEqual([2, 1]);
+  });
 });
 
 describe('TrigramIndex', () => {

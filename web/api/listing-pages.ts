@@ -21,16 +21,16 @@ function complete(res: Resource): Resource {
   return rest;
 }
 
-/** The resource at `path`, as it grows: the first page, then the whole folder. */
-export async function* resourcePages(path: string, signal: AbortSignal): AsyncGenerator<Resource> {
-  const first = await resources.get(path, signal, { offset: 0, limit: FIRST_PAGE });
+/** The resource at `path`, as it grows: the first page, then the whole folder (with folder sizes when `dirSizes`). */
+export async function* resourcePages(path: string, signal: AbortSignal, dirSizes = false): AsyncGenerator<Resource> {
+  const first = await resources.get(path, signal, { offset: 0, limit: FIRST_PAGE }, dirSizes);
   if (!first.isDir || first.numTotal === undefined || first.numTotal <= FIRST_PAGE) {
     yield complete(first);
     return;
   }
   yield first;
-  const rest = await resources.get(path, signal, { offset: FIRST_PAGE });
+  const rest = await resources.get(path, signal, { offset: FIRST_PAGE }, dirSizes);
   // The folder changed between the two requests: the pages may overlap or miss an entry.
-  if (rest.numTotal !== first.numTotal) yield await resources.get(path, signal);
+  if (rest.numTotal !== first.numTotal) yield await resources.get(path, signal, undefined, dirSizes);
   else yield complete({ ...rest, items: (first.items ?? []).concat(rest.items ?? []) });
 }

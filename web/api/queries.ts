@@ -10,6 +10,7 @@ import * as sharesApi from './shares.ts';
 import * as tokensApi from './tokens.ts';
 import * as usersApi from './users.ts';
 import * as auditApi from './audit.ts';
+import * as analyzeApi from './analyze.ts';
 
 /** Query keys, one family per resource; a family's first element invalidates all of it. */
 export const keys = {
@@ -23,18 +24,20 @@ export const keys = {
   settings: ['settings'] as const,
   trash: ['trash'] as const,
   audit: ['audit'] as const,
+  analyze: (path: string) => ['analyze', path] as const,
 };
 
 /**
  * A folder (with its items, in the server's order) or a file. A large folder's data grows: its
  * first page, then all of it (listing-pages.ts; `isPartial` tells). A refetch (after a change)
- * keeps what is shown until the new listing is whole.
+ * keeps what is shown until the new listing is whole. `dirSizes` adds folders' total sizes (the
+ * same key: the data differs only by the optional `dirSize` of folders).
  */
-export const resourceQuery = (path: string) =>
+export const resourceQuery = (path: string, dirSizes = false) =>
   queryOptions({
     queryKey: keys.resource(path),
     queryFn: streamedQuery({
-      streamFn: ({ signal }) => resourcePages(path, signal),
+      streamFn: ({ signal }) => resourcePages(path, signal, dirSizes),
       // Each chunk is the whole resource so far.
       reducer: (_shown: resources.Resource, latest: resources.Resource) => latest,
       // Never the data: the stream yields at least once or fails.
@@ -54,6 +57,16 @@ export const sharesQuery = () => queryOptions({ queryKey: keys.shares, queryFn: 
 export const tokensQuery = () => queryOptions({ queryKey: keys.tokens, queryFn: () => tokensApi.list() });
 
 export const settingsQuery = () => queryOptions({ queryKey: keys.settings, queryFn: () => settingsApi.get() });
+
+/** The storage analyzer's view of a folder (its largest entries, two levels). */
+export const analyzeQuery = (path: string) =>
+  queryOptions({
+    queryKey: keys.analyze(path),
+    queryFn: ({ signal }) => analyzeApi.get(path, signal),
+    // The index follows the files: ask again every few seconds while the page is shown (a query
+    // costs the server milliseconds), sooner while the index is still being built.
+    refetchInterval: (q) => (q.state.data?.state === 'building' ? 2000 : q.state.data?.state === 'off' ? false : 5000),
+  });
 
 /** After a change to files: every listing and the disk usage are stale. */
 export function invalidateFiles(client: QueryClient): Promise<void> {

@@ -35,9 +35,16 @@ export interface Page {
   limit?: number;
 }
 
-/** GET /api/resources/{path}; with a page, a folder's answer carries that page and `numTotal`. */
-export async function get(path: string, signal?: AbortSignal, page?: Page): Promise<Resource> {
-  const query = page ? `?offset=${page.offset}${page.limit === undefined ? '' : `&limit=${page.limit}`}` : '';
+/**
+ * GET /api/resources/{path}; with a page, a folder's answer carries that page and `numTotal`;
+ * with `dirSizes`, each sub-folder its total size (`dirSize`, from the server's index).
+ */
+export async function get(path: string, signal?: AbortSignal, page?: Page, dirSizes = false): Promise<Resource> {
+  const params = new URLSearchParams();
+  if (page) params.set('offset', String(page.offset));
+  if (page?.limit !== undefined) params.set('limit', String(page.limit));
+  if (dirSizes) params.set('dirsizes', 'true');
+  const query = params.size ? `?${params}` : '';
   return normalize(await requestJSON<Resource>(resourceUrl(path) + query, { signal }), path);
 }
 

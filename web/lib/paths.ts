@@ -80,9 +80,20 @@ export interface Crumb {
 }
 
 /** Breadcrumbs for a folder path under /files: one crumb per segment, each linking to its folder. */
-export function breadcrumbs(path: string): Crumb[] {
+export function breadcrumbs(path: string, folderUrl = (p: string) => filesUrl(p, true)): Crumb[] {
   const parts = trimSlash(path).split('/').filter(Boolean);
-  return parts.map((name, i) => ({ name, url: filesUrl(`/${parts.slice(0, i + 1).join('/')}`, true) }));
+  return parts.map((name, i) => ({ name, url: folderUrl(`/${parts.slice(0, i + 1).join('/')}`) }));
+}
+
+/** The storage analyzer's URL of a folder (`/analyze/{path}/`). */
+export function analyzeUrl(path: string): string {
+  return filesUrl(path, true).replace(/^\/files/, '/analyze');
+}
+
+/** The folder path of an analyzer URL (`/analyze/...`), decoded. */
+export function pathFromAnalyzeUrl(rawPathname: string): string | undefined {
+  const m = /^\/analyze(\/.*)?$/i.exec(rawPathname);
+  return m ? trimSlash(decodePathname(m[1] ?? '/')) : undefined;
 }
 
 export interface VisibleCrumbs {

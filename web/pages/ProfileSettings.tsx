@@ -24,10 +24,11 @@ function ProfileCard() {
   const [hideDotfiles, setHideDotfiles] = useState(user.hideDotfiles);
   const [singleClick, setSingleClick] = useState(user.singleClick);
   const [dateFormat, setDateFormat] = useState(user.dateFormat);
+  const [dirSizes, setDirSizes] = useState(user.dirSizes === true);
   const [locale, setLocale] = useState<string>(userLocale(user.locale, navigator.languages));
   const action = useAction(async () => {
     try {
-      await update(user.id, ['locale', 'hideDotfiles', 'singleClick', 'dateFormat'], { locale, hideDotfiles, singleClick, dateFormat });
+      await update(user.id, ['locale', 'hideDotfiles', 'singleClick', 'dateFormat', 'dirSizes'], { locale, hideDotfiles, singleClick, dateFormat, dirSizes });
       await renewToken();
     } catch (err) {
       showError(err);
@@ -54,6 +55,7 @@ function ProfileCard() {
         {check(t('settings.hideDotfiles'), hideDotfiles, setHideDotfiles, 'hideDotfiles')}
         {check(t('settings.singleClick'), singleClick, setSingleClick, 'singleClick')}
         {check(t('settings.setDateFormat'), dateFormat, setDateFormat, 'dateFormat')}
+        {check(t('analyzer.dirSizesSetting'), dirSizes, setDirSizes, 'dirSizes')}
         <label className="field">
           <span>{t('settings.language')}</span>
           <select className="input" name="locale" value={locale} onChange={(e) => setLocale(e.target.value)}>

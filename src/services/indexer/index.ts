@@ -56,6 +56,8 @@ export interface IndexOptions {
   pollIntervalMs?: number;
   /** Snapshot period while changes accumulate, ms (default 10 min). */
   saveIntervalMs?: number;
+  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly. */
+  onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
 }
 
 type Subscription = { unsubscribe(): Promise<void> };
@@ -64,6 +66,8 @@ export class SearchIndex {
   private store = new EntryStore();
   private trigrams = new TrigramIndex();
   private ready = false;
+  /** start() was called (fm serve without --no-index). */
+  started = false;
   private scanning = false;
   private watching: IndexStatus['watching'] = 'none';
   private lastReconcile: Date | null = null;
@@ -112,6 +116,7 @@ export class SearchIndex {
    * start-up is missed.
    */
   start(): Promise<void> {
+    this.started = true;
     return this.enqueue(async () => {
       const started = Date.now();
       await this.startWatching();
@@ -158,6 +163,7 @@ export class SearchIndex {
           this.startPolling();
           return;
         }
+        for (const e of events) if (!this.opts.skip(e.path)) this.opts.onDiskEvent?.(e.path, e.type, isSuspect(e.path));
         void this.enqueue(async () => {
           const ctx = this.ctx();
           for (const e of events) {
@@ -259,6 +265,12 @@ export class SearchIndex {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
     return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSize[id], files: this.store.treeCount[id] } : undefined;
+  }
+
+  /** The entries and the id of a folder, for reads that walk the index (the analyzer); undefined until ready. */
+  folderEntries(dirAbs: string): { store: EntryStore; id: number } | undefined {
+    const id = this.ready ? this.idOf(dirAbs) : -1;
+    return id >= 0 && this.store.isDir(id) ? { store: this.store, id } : undefined;
   }
 
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */

@@ -213,6 +213,7 @@ export function userData(u: UserRecord): UserData {
     aceEditorTheme: u.aceEditorTheme,
     quota: u.quota,
     quotaFiles: u.quotaFiles,
+    dirSizes: u.dirSizes,
   };
 }
 

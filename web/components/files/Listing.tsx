@@ -23,6 +23,7 @@ import { SortHeader } from './SortHeader.tsx';
 import { useGrowOnScroll } from './useGrowOnScroll.ts';
 import { useItemHandlers } from './useItemHandlers.ts';
 import { useCutPaths, useListMeasure } from './useListMeasure.ts';
+import { useStickyCursor } from './useStickyCursor.ts';
 
 /** Items rendered before the first scroll. */
 export const INITIAL_ITEMS = 50;
@@ -46,6 +47,7 @@ export function Listing({ listing, scrollRef, busy = false }: { listing: Listing
   const listRef = useRef<HTMLDivElement>(null);
   const [limit, setLimit] = useState(INITIAL_ITEMS);
   const [cursor, setCursor] = useState<number | undefined>(undefined);
+  useStickyCursor(items, cursor, setCursor);
   const { width, scrollMargin } = useListMeasure(listRef, scrollRef);
   const focusPending = useRef(false);
   const openedByKeyboard = useRef(false);

@@ -80,7 +80,7 @@ export const ListingItem = memo(function ListingItem(p: ListingItemProps) {
           </span>
           {invalid && <span className="item-badge">{t('files.invalidLink')}</span>}
         </p>
-        <p className="item-size">{item.isDir ? '—' : formatSize(item.size, p.tag)}</p>
+        <p className="item-size">{item.isDir ? (item.dirSize === undefined ? '—' : formatSize(item.dirSize, p.tag)) : formatSize(item.size, p.tag)}</p>
         <p className="item-modified">
           <time dateTime={item.modified} title={Number.isNaN(date.getTime()) ? undefined : formatExact(date, p.tag)}>
             {formatModified(item.modified, p.tag, p.exactDates)}

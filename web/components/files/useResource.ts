@@ -1,13 +1,16 @@
 /** The files screen's server data: the resource at its path, as a listing. */
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useSetAtom, useStore } from 'jotai';
+import { useAtomValue, useSetAtom, useStore } from 'jotai';
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import { statusOf } from '../../api/client.ts';
 import { resourceQuery } from '../../api/queries.ts';
+import { isLiveUpdate } from '../../api/live-merge.ts';
 import type { Resource } from '../../api/resources.ts';
 import { selectAfterReloadAtom, type Listing as ListingData } from '../../state/files.ts';
+import { userAtom } from '../../state/auth.ts';
 import { loadingAtom } from '../../state/layout.ts';
 import { multipleAtom, selectedAtom } from '../../state/selection.ts';
+import { useLiveFolder } from './useLiveFolder.ts';
 
 /** A loaded folder as the listing shows it: the server's order (folders first, then the user's sorting). */
 export function toListing(resource: Resource): ListingData {
@@ -22,11 +25,14 @@ export function toListing(resource: Resource): ListingData {
  * the selection on the same items (or selects a renamed one) and ends multiple-selection mode.
  */
 export function useResource(path: string): { listing: ListingData | null; error: number | null; retry: () => void } {
-  const query = useQuery({ ...resourceQuery(path), placeholderData: keepPreviousData });
+  const dirSizes = useAtomValue(userAtom)?.dirSizes === true;
+  const query = useQuery({ ...resourceQuery(path, dirSizes), placeholderData: keepPreviousData });
   const store = useStore();
   const setLoading = useSetAtom(loadingAtom);
   const shown = useRef<ListingData | null>(null);
   const listing = useMemo(() => (query.data ? toListing(query.data) : null), [query.data]);
+  // The folder follows its changes (a file's view does not).
+  useLiveFolder(path, !query.isPlaceholderData && query.data?.isDir === true, dirSizes);
 
   useEffect(() => {
     if (!query.isFetching) return;
@@ -52,8 +58,8 @@ export function useResource(path: string): { listing: ListingData | null; error:
         store.get(selectedAtom).filter((p) => present.has(p)),
       );
     }
-    // Multiple-selection mode ends with every (re)load (spec §4).
-    store.set(multipleAtom, false);
+    // Multiple-selection mode ends with every (re)load (spec §4), not with a live update.
+    if (!isLiveUpdate(query.data)) store.set(multipleAtom, false);
   }, [listing, query.dataUpdatedAt, query.isPlaceholderData, store]);
 
   const { refetch } = query;

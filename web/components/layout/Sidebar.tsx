@@ -5,6 +5,7 @@ import { Link, useLocation } from 'wouter';
 import { useCurrentDir } from '../../actions/files.ts';
 import { useSession } from '../../actions/session.ts';
 import { PROJECT_URL, settings, showExternalLinks } from '../../config.ts';
+import { analyzeUrl } from '../../lib/paths.ts';
 import { can } from '../../lib/perm.ts';
 import { userAtom } from '../../state/auth.ts';
 import { showPromptAtom } from '../../state/prompts.ts';
@@ -54,6 +55,7 @@ export function Sidebar({ open }: { open: boolean }) {
             <NavLink href="/settings" icon="settings" label={t('sidebar.settings')} />
             <NavLink href="/trash" icon="trash" label={t('trash.title')} />
             {!settings.NoAuth && settings.LoginPage && <NavButton icon="logout" label={t('sidebar.logout')} onClick={() => void logout()} />}
+            <NavLink href={analyzeUrl(onFiles ? (shownDir ?? '/') : '/')} icon="treemap" label={t('analyzer.sidebar')} />
           </>
         ) : (
           <>

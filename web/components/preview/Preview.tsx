@@ -9,6 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useLocation } from 'wouter';
 import { resourceQuery } from '../../api/queries.ts';
+import { userAtom } from '../../state/auth.ts';
 import type { Resource, ResourceItem } from '../../api/resources.ts';
 import { settings } from '../../config.ts';
 import { filesUrl, parentPath } from '../../lib/paths.ts';
@@ -33,7 +34,9 @@ const MOUSE_THROTTLE_MS = 500;
 /** The folder's media items, in the user's order, for previous/next. */
 function useSiblings(path: string): ResourceItem[] {
   // The server sends the folder in the user's order.
-  const { data } = useQuery(resourceQuery(parentPath(path)));
+  // The same folder data as the listing's (with folder sizes when the user shows them): they share the cache.
+  const dirSizes = useAtomValue(userAtom)?.dirSizes === true;
+  const { data } = useQuery(resourceQuery(parentPath(path), dirSizes));
   return useMemo(() => (data?.items ?? []).filter((i) => !i.isDir && MEDIA.has(i.type)), [data]);
 }
 

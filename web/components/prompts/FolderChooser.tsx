@@ -32,7 +32,7 @@ export function FolderChooser({ start, onChange }: { start: string; onChange: (d
   const [selected, setSelected] = useState<string | null>(null);
   const last = useRef<{ path: string; time: number } | null>(null);
   // A folder created from here refreshes the listing through the query cache.
-  const { data, error } = useServerData(resourceQuery(dir));
+  const { data, error } = useServerData(resourceQuery(dir, user?.dirSizes === true));
   const entries: Entry[] | null = useMemo(() => {
     if (error !== null) return [];
     if (!data) return null;
