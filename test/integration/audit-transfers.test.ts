@@ -69,6 +69,14 @@ describe('uploads, WebDAV, commands', () => {
     expect(log[0].bytes).toBe(4);
   });
 
+  it('records a WebDAV sign-in with a wrong password (not a first request without credentials) as login-failed', async () => {
+    expect((await davClient(fm.url, 'carol', 'not-her-password')('PROPFIND', '/', { headers: { Depth: '0' } })).status).toBe(401);
+    const anonymous = await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers: { Depth: '0' } });
+    expect(anonymous.status).toBe(401);
+    const failed = (await entries('action=login-failed')).filter((e) => e.detail?.startsWith('webdav'));
+    expect(failed.map((e) => [e.actor, e.status, e.detail])).toEqual([['carol', 401, 'webdav']]);
+  });
+
   it('records WebDAV share hits and access tokens made and deleted (by name, never the secret)', async () => {
     fs.writeFileSync(path.join(fm.root, 'carol/shared.txt'), 'shared');
     const s = await carol.client.json<{ hash: string }>('/api/share/shared.txt', { method: 'POST', json: {} });

@@ -17,6 +17,7 @@ import { requestSettings, signInWithAccessToken } from '../middleware/auth.ts';
 import { isAccessToken } from '../../services/access-tokens.ts';
 import type { UserRecord } from '../../storage/repos/users.ts';
 import type { FmContext } from '../types.ts';
+import { auditAs } from '../audit.ts';
 
 export const DAV_REALM = 'fm';
 const REMEMBER_MS = 5 * 60_000;
@@ -67,7 +68,10 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
     try {
       owner = await signInWithAccessToken(ctx, creds.password);
     } catch (err) {
-      if (err instanceof UnauthorizedError) throw challenge(err.message);
+      if (err instanceof UnauthorizedError) {
+        auditAs(ctx, { action: 'login-failed', actor: creds.username, detail: 'webdav, access token' });
+        throw challenge(err.message);
+      }
       throw err;
     }
     if (creds.username !== owner.username) throw challenge('the token belongs to another user');
@@ -99,7 +103,11 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
     remembered.set(key, { userId: user.id, passwordHash: user.password, epoch: user.sessionEpoch, until: Date.now() + REMEMBER_MS });
     ctx.state.user = user;
   } catch (err) {
-    if (err instanceof ForbiddenError) throw challenge(err.message);
+    // A wrong password (not a client's first request without credentials) is a failed login.
+    if (err instanceof ForbiddenError) {
+      auditAs(ctx, { action: 'login-failed', actor: creds.username, detail: 'webdav' });
+      throw challenge(err.message);
+    }
     // A client cannot ask for a code: a user with two-factor login gives an access token instead.
     if (err instanceof OtpRequiredError) throw challenge('two-factor login is on for this user: use a personal access token as the WebDAV password');
     throw err;
