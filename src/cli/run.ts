@@ -10,6 +10,7 @@ import type { Database } from '../storage/db.ts';
 import { defaultDatabasePath } from '../paths.ts';
 import type { Services } from '../services/index.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
+import { recordCliChange } from './audit.ts';
 
 export interface GlobalOptions {
   database?: string;
@@ -76,7 +77,12 @@ export async function withServices<T>(cmd: Command, fn: (services: Services) => 
     });
     try {
       if (!opts.create) await ensureSettings(services.repos);
-      return await fn(services);
+      const result = await fn(services);
+      recordCliChange(services, cmd, 0);
+      return result;
+    } catch (err) {
+      recordCliChange(services, cmd, toExitError(err).exitCode);
+      throw err;
     } finally {
       await shutdownServices(services);
     }

@@ -68,3 +68,23 @@ describe('fm audit ls', () => {
     expect((await fmCli('config', 'set', '--audit-retention', 'soon')).code).toBe(2);
   });
 });
+
+describe('changes made with the CLI', () => {
+  it('are recorded with the system user, the exit code and the options given, never their values', async () => {
+    const ok = await fmCli('users', 'update', 'alice', '--locale', 'fr', '--password', 'a-secret-never-logged-1');
+    expect(ok.code, ok.stderr).toBe(0);
+    const bad = await fmCli('users', 'update', 'nobody', '--locale', 'fr');
+    expect(bad.code).toBe(1);
+    expect((await fmCli('users', 'ls')).code).toBe(0);
+    const changes = await admin.json<AuditEntry[]>('/api/audit?action=user-change');
+    const cli = changes.filter((e) => e.actor?.startsWith('(fm cli: '));
+    expect(cli.map((e) => [e.detail, e.status])).toEqual([
+      ['fm users update nobody (--locale)', 1],
+      ['fm users update alice (--password, --locale)', 0],
+    ]);
+    const all = await (await admin.fetch('/api/audit?limit=10000&format=csv')).text();
+    expect(all).not.toContain('a-secret-never-logged-1');
+    // Reading commands are not recorded.
+    expect((await admin.json<AuditEntry[]>('/api/audit?limit=10000')).some((e) => e.detail?.startsWith('fm users ls'))).toBe(false);
+  });
+});
