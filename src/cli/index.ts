@@ -32,7 +32,7 @@ export function buildProgram(): Command {
   const program = new Command('fm')
     .description('a self-hosted web file manager')
     .version(VERSION, '-v, --version', 'print the version')
-    .addOption(new Option('-d, --database <file>', 'database file (default: $XDG_DATA_HOME/fm/fm.db)').env('FM_DATABASE'))
+    .addOption(new Option('-d, --database <file|url>', 'database: a SQLite file (default: $XDG_DATA_HOME/fm/fm.db) or a postgres:// URL').env('FM_DATABASE'))
     .addOption(new Option('-c, --config <file>', 'read option values from this YAML or JSON file').env('FM_CONFIG'))
     .option('--json', 'print machine-readable JSON')
     .showSuggestionAfterError()

@@ -114,7 +114,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const repos = createRepos(db);
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
-  const dbFile = db.file;
+  const dbFile = db.engine === 'sqlite' ? db.file : path.join(db.dataDir, 'fm.db');
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(
     options.root,

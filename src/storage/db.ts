@@ -1,6 +1,7 @@
 /**
  * One SQLite file, one Keyv namespace per repository. Repositories are the only
- * code that touches Keyv; everything else goes through them.
+ * code that touches Keyv; everything else goes through them. A `postgres://` location opens
+ * the same records on PostgreSQL instead (postgres/open.ts), for several instances.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,6 +26,41 @@ export interface Database {
    */
   refresh(): Promise<void>;
   close(): Promise<void>;
+  /** 'sqlite' (one instance) or 'postgres' (one or several instances on one database). */
+  readonly engine: 'sqlite' | 'postgres';
+  /** fm's own folder on this machine: the two-factor key, the caches (the SQLite file's folder). */
+  readonly dataDir: string;
+  /** What instances share beyond the records; only on PostgreSQL. */
+  readonly cluster?: Cluster;
+  /** Every stored row as it is (namespaced key, serialised value): `fm db copy`. */
+  rows(): Promise<RawRow[]>;
+  /** Replaces every stored row, in one transaction. */
+  replaceRows(rows: RawRow[]): Promise<void>;
+}
+
+export interface RawRow {
+  key: string;
+  value: string;
+}
+
+/** Shared by the instances of one PostgreSQL database. */
+export interface Cluster {
+  throttle: ThrottleCounts;
+  /** Runs fn holding a lock no other instance can hold at the same time (PostgreSQL advisory lock `key`). */
+  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+}
+
+export interface ThrottleRecord {
+  failures: number;
+  first: number;
+  lockedUntil: number;
+}
+
+/** Failure counters of services/throttle.ts kept where every instance sees them. */
+export interface ThrottleCounts {
+  read(scope: string, keys: string[]): Promise<Map<string, ThrottleRecord>>;
+  fail(scope: string, key: string, now: number, windowMs: number, lockAfter: number, lockMs: number): Promise<void>;
+  clear(scope: string, keys: string[]): Promise<void>;
 }
 
 export class DatabaseError extends FmError {
@@ -33,11 +69,26 @@ export class DatabaseError extends FmError {
   }
 }
 
+export interface OpenOptions {
+  /** fm's folder on this machine for a PostgreSQL database (default: the data folder). */
+  dataDir?: string;
+}
+
+/**
+ * Opens the database at `location`: a `postgres://` URL, or a SQLite file path.
+ */
+export async function openDatabase(location: string, opts: OpenOptions = {}): Promise<Database> {
+  const { isPostgresUrl } = await import('./postgres/url.ts');
+  if (!isPostgresUrl(location)) return openSqlite(location);
+  const [{ openPostgres }, { dataDir }] = await Promise.all([import('./postgres/open.ts'), import('../paths.ts')]);
+  return openPostgres(location, { dataDir: opts.dataDir ?? dataDir() });
+}
+
 /**
  * Opens (creating if needed) the database file. Fails with a clear DatabaseError when the
  * file is not a SQLite database, is read-only, or its schema is newer than this fm.
  */
-export async function openDatabase(file: string): Promise<Database> {
+async function openSqlite(file: string): Promise<Database> {
   const abs = path.resolve(file);
   makeDataFolder(path.dirname(abs));
   if (fs.existsSync(abs)) {
@@ -128,6 +179,24 @@ export async function openDatabase(file: string): Promise<Database> {
 
   return {
     file: abs,
+    engine: 'sqlite',
+    dataDir: path.dirname(abs),
+    async rows() {
+      return (await metaStore.query('SELECT key, value FROM fm ORDER BY key')) as RawRow[];
+    },
+    async replaceRows(rows: RawRow[]) {
+      try {
+        await metaStore.query('BEGIN IMMEDIATE');
+        await metaStore.query('DELETE FROM fm');
+        for (const row of rows) await metaStore.query('INSERT INTO fm (key, value) VALUES (?, ?)', row.key, row.value);
+        await metaStore.query('COMMIT');
+      } catch (err) {
+        await metaStore.query('ROLLBACK').catch(() => {});
+        throw new DatabaseError(`database ${abs}: ${(err as Error).message}`);
+      } finally {
+        memo.clear();
+      }
+    },
     ns(name) {
       return keyvs.get(name)!;
     },
@@ -199,14 +268,14 @@ function ownerOnly(file: string): void {
 }
 
 /** Namespaces whose reads are memoised between database changes (read on every request). */
-const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
+export const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
 
 /**
  * Memoised reads of a few hot namespaces. Any write through this process clears the memo; a
  * read that raced a write is not stored (generation check). Values are cloned on the way out
  * so callers can never mutate the cache.
  */
-class ReadMemo {
+export class ReadMemo {
   private readonly values = new Map<string, unknown>();
   private generation = 0;
 
