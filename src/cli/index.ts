@@ -12,6 +12,7 @@ import { tokensCommand } from './commands/tokens.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
+import { dbCommand } from './commands/db.ts';
 import { VERSION } from '../version.ts';
 
 /** One factory per command group (one file each under commands/). */
@@ -26,6 +27,7 @@ const GROUPS: Array<() => Command> = [
   hashCommand,
   versionCommand,
   completionCommand,
+  dbCommand,
 ];
 
 export function buildProgram(): Command {
