@@ -154,7 +154,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
       await accessTokens.userDeleted(user);
       await totp.disable(user.id);
     },
-    uploads: createUploads(options, gate, closers, () => services),
+    uploads: createUploads(options, gate, closers, () => services, db.cluster),
     davLocks: createDavLocks(events, repos.deadProps),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime, async (user) => {

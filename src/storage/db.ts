@@ -46,8 +46,11 @@ export interface RawRow {
 /** Shared by the instances of one PostgreSQL database. */
 export interface Cluster {
   throttle: ThrottleCounts;
-  /** Runs fn holding a lock no other instance can hold at the same time (PostgreSQL advisory lock `key`). */
-  withLock<T>(key: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Takes the lock named `name` unless another instance holds it (a PostgreSQL advisory lock);
+   * returns its release, or undefined when it is held elsewhere.
+   */
+  tryLock(name: string): Promise<(() => Promise<void>) | undefined>;
 }
 
 export interface ThrottleRecord {

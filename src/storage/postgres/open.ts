@@ -11,7 +11,8 @@ import KeyvPostgres, { type KeyvPostgresOptions } from '@keyv/postgres';
 import pg from 'pg';
 import { DatabaseError, MEMO_NAMESPACES, NAMESPACES, ReadMemo, type Cluster, type Database, type Namespace, type RawRow } from '../db.ts';
 import { Listener } from './listener.ts';
-import { CHANGES_CHANNEL, LOCK_SPACE, migrate } from './schema.ts';
+import { CHANGES_CHANNEL, migrate } from './schema.ts';
+import { AdvisoryLocks } from './locks.ts';
 import { toNumberedPlaceholders } from './placeholders.ts';
 import { redactText, redactUrl } from './url.ts';
 import { PgThrottleCounts } from './throttle-counts.ts';
@@ -94,23 +95,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
   }
   const live = listener;
 
+  const locks = new AdvisoryLocks(url, clean);
   const cluster: Cluster = {
     throttle: new PgThrottleCounts(run),
-    async withLock<T>(key: number, fn: () => Promise<T>): Promise<T> {
-      const client = await pool.connect().catch((err: Error) => {
-        throw new DatabaseUnavailableError(clean(err.message));
-      });
-      try {
-        await client.query('SELECT pg_advisory_lock($1, $2)', [LOCK_SPACE, key]);
-        try {
-          return await fn();
-        } finally {
-          await client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_SPACE, key]).catch(() => {});
-        }
-      } finally {
-        client.release();
-      }
-    },
+    tryLock: (name) => locks.tryLock(name),
   };
 
   return {
@@ -167,6 +155,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     },
     async close() {
       await live.close();
+      await locks.close();
       await pool.end().catch(() => {});
     },
   };
