@@ -1,5 +1,5 @@
 /** Builds every service from the database and the server options (one composition root). */
-import type { Database } from '../storage/db.ts';
+import type { Cluster, Database } from '../storage/db.ts';
 import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
 import { AccessTokenService } from './access-tokens.ts';
@@ -131,6 +131,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
+  if (db.cluster) followOtherInstances(db.cluster, events, searchIndex);
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   const accessTokens = new AccessTokenService(repos);
@@ -172,6 +173,18 @@ export function createServices(db: Database, options: ServiceOptions): Services 
     closers,
   };
   return services;
+}
+
+/** Several instances on one root: each index also follows the writes made through the others. */
+function followOtherInstances(cluster: Cluster, events: FileEvents, searchIndex: SearchIndex): void {
+  events.on('written', (e) => cluster.announceFiles({ kind: 'written', abs: e.abs }));
+  events.on('removed', (e) => cluster.announceFiles({ kind: 'removed', abs: e.abs }));
+  events.on('moved', (e) => cluster.announceFiles({ kind: 'moved', abs: e.fromAbs, toAbs: e.toAbs }));
+  cluster.onFiles((change) => {
+    if (change.kind === 'written') searchIndex.written(change.abs);
+    else if (change.kind === 'removed') searchIndex.removed(change.abs);
+    else if (change.toAbs) searchIndex.moved(change.abs, change.toAbs);
+  });
 }
 
 function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {

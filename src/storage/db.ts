@@ -51,6 +51,18 @@ export interface Cluster {
    * returns its release, or undefined when it is held elsewhere.
    */
   tryLock(name: string): Promise<(() => Promise<void>) | undefined>;
+  /** Tells the other instances that files changed (their search indexes follow); never throws. */
+  announceFiles(change: FilesChange): void;
+  /** Calls fn for every change of files another instance announces. */
+  onFiles(fn: (change: FilesChange) => void): void;
+}
+
+export interface FilesChange {
+  kind: 'written' | 'removed' | 'moved';
+  /** Absolute path on the shared root (the source of a move). */
+  abs: string;
+  /** The destination of a move. */
+  toAbs?: string;
 }
 
 export interface ThrottleRecord {

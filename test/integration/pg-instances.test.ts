@@ -106,4 +106,32 @@ describe.skipIf(!postgresBin())('several instances on one PostgreSQL database', 
     expect(keyA.length).toBe(32);
     expect(keyB.equals(keyA)).toBe(true);
   });
+
+  it("an instance's search index hears of the files written through another (channel fm_files), and not of its own", async () => {
+    const { openDatabase } = await import('../../src/storage/db.ts');
+    const url = await cluster.createDatabase();
+    const one = await openDatabase(url, { dataDir: tempDir() });
+    const two = await openDatabase(url, { dataDir: tempDir() });
+    try {
+      const heardByOne: unknown[] = [];
+      const heardByTwo: unknown[] = [];
+      one.cluster!.onFiles((c) => heardByOne.push(c));
+      two.cluster!.onFiles((c) => heardByTwo.push(c));
+      // A name that is not UTF-8 reaches fm as a string with a lone surrogate: it must travel intact.
+      const odd = `/srv/root/caf\udce9.txt`;
+      one.cluster!.announceFiles({ kind: 'moved', abs: odd, toAbs: '/srv/root/b.txt' });
+      await expect.poll(() => heardByTwo, PROPAGATION).toEqual([{ kind: 'moved', abs: odd, toAbs: '/srv/root/b.txt' }]);
+      expect(heardByOne).toEqual([]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('a file uploaded through one instance is found by the search of the other', async () => {
+    expect((await adminA.fetch('/api/resources/findme-everywhere.txt', { method: 'POST', body: 'x' })).status).toBe(200);
+    await expect
+      .poll(async () => JSON.stringify(await adminB.json('/api/search/?query=findme-everywhere')), { timeout: 5_000, interval: 50 })
+      .toContain('findme-everywhere.txt');
+  });
 });

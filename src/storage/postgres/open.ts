@@ -12,6 +12,7 @@ import pg from 'pg';
 import { DatabaseError, MEMO_NAMESPACES, NAMESPACES, ReadMemo, type Cluster, type Database, type Namespace, type RawRow } from '../db.ts';
 import { Listener } from './listener.ts';
 import { CHANGES_CHANNEL, migrate } from './schema.ts';
+import { FILES_CHANNEL, FilesAnnouncements } from './files-channel.ts';
 import { AdvisoryLocks } from './locks.ts';
 import { toNumberedPlaceholders } from './placeholders.ts';
 import { redactText, redactUrl } from './url.ts';
@@ -55,6 +56,7 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
   };
 
   let listener: Listener | undefined;
+  const files = new FilesAnnouncements(run);
   const memo = new ReadMemo();
   const keyvs = new Map<Namespace, Keyv>();
   try {
@@ -80,9 +82,10 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     await shareSecretsKey(keyvs.get('meta')!, run, path.join(opts.dataDir, 'secrets.key'));
     listener = new Listener({
       url,
-      channels: [CHANGES_CHANNEL],
-      onNotice: (_channel, namespace) => {
-        if (MEMO_NAMESPACES.has(namespace as Namespace)) memo.clear();
+      channels: [CHANGES_CHANNEL, FILES_CHANNEL],
+      onNotice: (channel, payload) => {
+        if (channel === FILES_CHANNEL) files.received(payload);
+        else if (MEMO_NAMESPACES.has(payload as Namespace)) memo.clear();
       },
       onLost: () => memo.clear(),
     });
@@ -99,6 +102,8 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
   const cluster: Cluster = {
     throttle: new PgThrottleCounts(run),
     tryLock: (name) => locks.tryLock(name),
+    announceFiles: (change) => files.announce(change),
+    onFiles: (fn) => files.subscribe(fn),
   };
 
   return {
