@@ -1,5 +1,6 @@
 /** Builds every service from the database and the server options (one composition root). */
-import type { Cluster, Database } from '../storage/db.ts';
+import type { Database } from '../storage/db.ts';
+import type { Cluster } from '../storage/cluster.ts';
 import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
 import { AccessTokenService } from './access-tokens.ts';

@@ -7,7 +7,7 @@
  * guesses cannot all pass the check before the first one fails.
  */
 import { TooManyRequestsError } from '../errors.ts';
-import type { ThrottleCounts, ThrottleRecord } from '../storage/db.ts';
+import type { ThrottleCounts, ThrottleRecord } from '../storage/cluster.ts';
 
 /** Where the failure counts of several instances meet (PostgreSQL): `scope` tells throttles apart. */
 export interface SharedCounts {

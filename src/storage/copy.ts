@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { FmError } from '../errors.ts';
-import type { Database, RawRow } from './db.ts';
+import type { Database } from './db.ts';
+import type { RawRow } from './cluster.ts';
 
 export class CopyRefusedError extends FmError {
   constructor(message: string) {

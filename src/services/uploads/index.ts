@@ -6,7 +6,7 @@ import type { ServiceOptions, Services } from '../index.ts';
 import { statfsDiskSpace } from './disk.ts';
 import { UploadService } from './service.ts';
 import { STAGING_IN_ROOT, Staging, chooseStagingDir } from './staging.ts';
-import type { Cluster } from '../../storage/db.ts';
+import type { Cluster } from '../../storage/cluster.ts';
 
 export { UploadService, type UploadStatus } from './service.ts';
 

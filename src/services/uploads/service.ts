@@ -17,7 +17,7 @@ import type { Stats } from '../files/disk/types.ts';
 import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
-import type { Cluster } from '../../storage/db.ts';
+import type { Cluster } from '../../storage/cluster.ts';
 import type { Staging, UploadRecord } from './staging.ts';
 
 /** What HEAD and PATCH report. */

@@ -4,7 +4,7 @@
  * watcher sees of a network file system. An instance ignores its own announcements.
  */
 import crypto from 'node:crypto';
-import type { FilesChange } from '../db.ts';
+import type { FilesChange } from '../cluster.ts';
 
 export const FILES_CHANNEL = 'fm_files';
 /** NOTIFY's payload limit is 8000 bytes; a change that does not fit is left to the watcher. */

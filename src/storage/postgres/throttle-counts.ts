@@ -2,7 +2,7 @@
  * Throttling counters every instance shares (table fm_throttle): a failure counted on one
  * instance counts on all, so a balancer spreading guesses over instances gains nothing.
  */
-import type { ThrottleCounts, ThrottleRecord } from '../db.ts';
+import type { ThrottleCounts, ThrottleRecord } from '../cluster.ts';
 
 type Run = <T>(sql: string, values?: unknown[]) => Promise<T[]>;
 
