@@ -7,6 +7,7 @@
  *   npm run bench -- --small      quicker: 100k search names, 256 MiB transfers
  *   npm run bench -- --only search,archives
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
+ *   npm run bench -- --only postgres     listing and login on PostgreSQL against SQLite (issue 21)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *
  * Generated data lives in bench/.data (kept between runs: recreating a million files right
@@ -25,6 +26,7 @@ import { benchFirstPage } from './first-page.ts';
 import { runFilesBench } from './files.ts';
 import { runUploadBench } from './upload.ts';
 import { benchWebdav } from './webdav.ts';
+import { benchPostgres } from './postgres.ts';
 import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
@@ -146,6 +148,8 @@ await section('archives', () => benchArchives(dataDir));
 await section('search', () => benchSearch({ dirs: small ? 100 : 1000, filesPerDir: 1000, dataDir, queries: 40 }));
 
 await section('requests', () => benchRequests(dataDir));
+
+await section('postgres', () => benchPostgres(dataDir));
 
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {
