@@ -92,12 +92,8 @@ export class Throttle {
   /** Ends an attempt as a failure. */
   async fail(keys: string[]): Promise<void> {
     const now = Date.now();
-    if (this.shared) {
-      const { counts, scope } = this.shared;
-      // pg takes integers: "never lock" (Infinity) becomes the largest one.
-      const lockAfter = Math.min(this.opts.lockAfter, 2 ** 31 - 1);
-      for (const key of keys) await counts.fail(scope, key, now, this.opts.windowMs, lockAfter, this.opts.lockMs);
-    }
+    // The attempt leaves the in-flight count before its failure is stored, so that no check in
+    // between counts it twice (once in flight, once stored).
     for (const key of keys) {
       const e = this.live(key, now) ?? { failures: 0, pending: 0, first: now, lockedUntil: 0 };
       e.pending = Math.max(0, e.pending - 1);
@@ -106,6 +102,12 @@ export class Throttle {
       this.entries.set(key, e);
     }
     if (this.entries.size > 100_000) this.prune(now);
+    if (this.shared) {
+      const { counts, scope } = this.shared;
+      // pg takes integers: "never lock" (Infinity) becomes the largest one.
+      const lockAfter = Math.min(this.opts.lockAfter, 2 ** 31 - 1);
+      for (const key of keys) await counts.fail(scope, key, now, this.opts.windowMs, lockAfter, this.opts.lockMs);
+    }
   }
 
   /** Ends an attempt as a success: the keys start afresh. */

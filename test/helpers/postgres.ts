@@ -122,11 +122,13 @@ declare module 'vitest' {
 }
 
 /**
- * Where a test server keeps its records: `<home>/fm.db`, or a fresh database on the run's
- * PostgreSQL cluster when FM_TEST_DATABASE=postgres.
+ * Where a test server keeps its records: `<home>/fm.db`, or, when FM_TEST_DATABASE=postgres and
+ * the test did not prepare that file, a fresh database on the run's PostgreSQL cluster.
  */
-export async function testDatabase(home: string): Promise<string> {
-  if (!testingOnPostgres()) return path.join(home, 'fm.db');
+export async function testDatabase(home: string, sqlite = false): Promise<string> {
+  const file = path.join(home, 'fm.db');
+  // A file the test prepared (with the CLI, or a copy) is what the test is about: it is used.
+  if (sqlite || !testingOnPostgres() || fs.existsSync(file)) return file;
   // A server started again on the same home (restart tests) finds its database again.
   const remembered = path.join(home, 'fm.db.url');
   if (fs.existsSync(remembered)) return fs.readFileSync(remembered, 'utf8');

@@ -40,6 +40,8 @@ export interface StartOptions {
   keep?: boolean;
   /** Free space the upload service sees (default: statfs of the real disk). */
   diskSpace?: DiskSpace;
+  /** The test is about SQLite's own files: `<home>/fm.db` even when FM_TEST_DATABASE=postgres. */
+  sqlite?: boolean;
 }
 
 export function tempDir(prefix = 'fm-test-'): string {
@@ -94,7 +96,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   const home = opts.home ?? tempDir();
   const rootDir = opts.root ?? path.join(home, 'root');
   fs.mkdirSync(rootDir, { recursive: true });
-  const { root, flags, cmd } = await parseServeArgs([rootDir, '--port', '0', '--database', await testDatabase(home), ...(opts.args ?? [])]);
+  const { root, flags, cmd } = await parseServeArgs([rootDir, '--port', '0', '--database', await testDatabase(home, opts.sqlite), ...(opts.args ?? [])]);
   if (!['stdout', 'off'].includes(flags.log)) throw new Error(`startFm: --log ${flags.log} needs the real process (spawnFm)`);
 
   let out = '';

@@ -32,7 +32,7 @@ export async function spawnFm(opts: SpawnOptions = {}): Promise<SpawnedFm> {
   const home = opts.home ?? tempDir();
   const root = opts.root ?? path.join(home, 'root');
   fs.mkdirSync(root, { recursive: true });
-  const dbFile = await testDatabase(home);
+  const dbFile = await testDatabase(home, opts.sqlite);
   const child = spawn(process.execPath, [FM_BIN, 'serve', root, '--port', '0', '--database', dbFile, ...(opts.args ?? [])], {
     env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
