@@ -26,7 +26,7 @@ type Run = <T>(sql: string, values?: unknown[]) => Promise<T[]>;
 class PooledKeyvPostgres extends KeyvPostgres {
   override async connect() {
     const { run } = this.opts as KeyvPostgresOptions & { run: Run };
-    return (sql: string, values?: unknown) => run<unknown>(sql, values as unknown[] | undefined) as Promise<unknown[]> as Promise<never[]>;
+    return (sql: string, values?: unknown) => run<never>(sql, values as unknown[] | undefined);
   }
   override async disconnect(): Promise<void> {}
 }
@@ -64,15 +64,20 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
     const client = await pool.connect().catch((err: Error) => {
       throw new DatabaseError(`cannot reach the database ${shown}: ${clean(err.message || String(err))}`);
     });
+    let schema: string;
     try {
       await migrate(client, `database ${shown}`);
+      // keyv names its table with a schema; fm's tables are in the role's current one.
+      schema = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0].schema;
+      // keyv writes the name into its SQL unquoted in places.
+      if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`fm needs a schema with a plain lower-case name, not "${schema}"`);
     } catch (err) {
       throw new DatabaseError(clean((err as Error).message));
     } finally {
       client.release();
     }
     for (const name of NAMESPACES) {
-      const store = new PooledKeyvPostgres({ uri: url, table: 'fm', run } as KeyvPostgresOptions);
+      const store = new PooledKeyvPostgres({ uri: url, schema, table: 'fm', run } as KeyvPostgresOptions);
       // Errors must reach the caller: a database that fails must never look empty.
       store.on('error', () => {});
       const kv = new Keyv({ store, namespace: name, throwOnErrors: true });
