@@ -41,6 +41,24 @@ describe.skipIf(!postgresBin())('PostgreSQL faults', () => {
     expect(res.stderr).toMatch(/does not support SSL/);
   });
 
+  it("refuses a database of another program, and one whose schema is newer than this fm's", async () => {
+    const { openDatabase } = await import('../../src/storage/db.ts');
+    const pg = (await import('pg')).default;
+    const exec = async (url: string, sql: string) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(sql);
+      await client.end();
+    };
+    const other = await cluster.createDatabase();
+    await exec(other, 'CREATE TABLE invoices (id int)');
+    await expect(openDatabase(other, { dataDir: tempDir() })).rejects.toThrow(/holds tables of another program .*refusing to change it/);
+    const newer = await cluster.createDatabase();
+    await (await openDatabase(newer, { dataDir: tempDir() })).close();
+    await exec(newer, 'UPDATE fm_schema SET version = 99');
+    await expect(openDatabase(newer, { dataDir: tempDir() })).rejects.toThrow(/has schema version 99; this fm understands up to 1/);
+  });
+
   describe('lost while serving', () => {
     let fm: FmServer;
     let admin: Client;
