@@ -92,8 +92,8 @@ export class Throttle {
   /** Ends an attempt as a failure. */
   async fail(keys: string[]): Promise<void> {
     const now = Date.now();
-    // The attempt leaves the in-flight count before its failure is stored, so that no check in
-    // between counts it twice (once in flight, once stored).
+    // In memory first: the attempt leaves the in-flight count and joins this instance's failures
+    // at once, so a check made before the shared row is written counts it exactly once.
     for (const key of keys) {
       const e = this.live(key, now) ?? { failures: 0, pending: 0, first: now, lockedUntil: 0 };
       e.pending = Math.max(0, e.pending - 1);
@@ -126,11 +126,20 @@ export class Throttle {
     }
   }
 
-  /** The shared failures and lock with this instance's attempts in flight. */
+  /**
+   * The shared failures and lock with this instance's attempts in flight. This instance's own
+   * failures count as soon as they happen (the shared row lags by a round trip): the larger of
+   * the two counts, never their sum.
+   */
   private merge(local: Entry | undefined, stored: ThrottleRecord | undefined, now: number): Entry | undefined {
     const live = stored && (now - stored.first <= this.opts.windowMs || stored.lockedUntil > now) ? stored : undefined;
     if (!local && !live) return undefined;
-    return { failures: live?.failures ?? 0, pending: local?.pending ?? 0, first: live?.first ?? now, lockedUntil: live?.lockedUntil ?? 0 };
+    return {
+      failures: Math.max(local?.failures ?? 0, live?.failures ?? 0),
+      pending: local?.pending ?? 0,
+      first: live?.first ?? local?.first ?? now,
+      lockedUntil: Math.max(local?.lockedUntil ?? 0, live?.lockedUntil ?? 0),
+    };
   }
 
   private live(key: string, now: number): Entry | undefined {
