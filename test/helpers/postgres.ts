@@ -134,6 +134,7 @@ export async function testDatabase(home: string, sqlite = false): Promise<string
   if (fs.existsSync(remembered)) return fs.readFileSync(remembered, 'utf8');
   const { inject } = await import('vitest');
   const url = await createDatabaseOn(inject('fmPostgresUrl'));
+  fs.mkdirSync(home, { recursive: true });
   fs.writeFileSync(remembered, url);
   return url;
 }
