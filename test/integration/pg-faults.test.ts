@@ -64,7 +64,9 @@ describe.skipIf(!postgresBin())('PostgreSQL faults', () => {
     let admin: Client;
     const big = crypto.randomBytes(32 * 1024 * 1024);
     beforeAll(async () => {
-      fm = await startFm({ args: ['--database', await cluster.createDatabase()] });
+      // Trust authentication ignores the password: it is there to prove it never shows.
+      const url = (await cluster.createDatabase()).replace('fm@', 'fm:hunter2secret@');
+      fm = await startFm({ args: ['--database', url] });
       admin = await adminClient(fm);
       fs.writeFileSync(path.join(fm.root, 'big.bin'), big);
     });
@@ -85,7 +87,9 @@ describe.skipIf(!postgresBin())('PostgreSQL faults', () => {
         const res = await admin.fetch('/api/resources/');
         expect(res.status).toBe(503);
         expect(res.headers.get('x-fm-error')).toBe('database_unavailable');
-        expect(await res.text()).toMatch(/the database is unreachable .*try again shortly/);
+        const text = await res.text();
+        expect(text).toMatch(/the database is unreachable .*try again shortly/);
+        expect(text).not.toContain('hunter2secret');
         const login = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
         expect(login.status).toBe(503);
         // The download started before goes on to its last byte.
@@ -96,6 +100,8 @@ describe.skipIf(!postgresBin())('PostgreSQL faults', () => {
       }
       await expect.poll(async () => (await admin.fetch('/api/resources/')).status, { timeout: 20_000, interval: 100 }).toBe(200);
       expect(fm.output()).not.toMatch(/internal error/);
+      expect(fm.output()).toMatch(/database: postgres:\/\/fm:\*\*\*@127\.0\.0\.1/);
+      expect(fm.output()).not.toContain('hunter2secret');
     }, 60_000);
   });
 });
