@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { FmError, UsageError } from '../errors.ts';
 import type { Database } from '../storage/db.ts';
 import { defaultDatabasePath } from '../paths.ts';
+import { isPostgresUrl } from '../storage/postgres/url.ts';
 import type { Services } from '../services/index.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 
@@ -33,7 +34,7 @@ export class ExitError extends Error {
 export function databasePath(cmd: Command): string {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
   const location = opts.database || defaultDatabasePath();
-  return /^postgres(ql)?:\/\//i.test(location) ? location : path.resolve(location);
+  return isPostgresUrl(location) ? location : path.resolve(location);
 }
 
 export async function withDatabase<T>(cmd: Command, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -59,7 +60,7 @@ export interface ServicesOptions {
  */
 export async function withServices<T>(cmd: Command, fn: (services: Services) => Promise<T>, opts: ServicesOptions = {}): Promise<T> {
   const file = databasePath(cmd);
-  if (!opts.create && !opts.createWithDefaults && !/^postgres(ql)?:/i.test(file) && !fs.existsSync(file)) {
+  if (!opts.create && !opts.createWithDefaults && !isPostgresUrl(file) && !fs.existsSync(file)) {
     throw new ExitError(1, `database ${file} does not exist (create it with "fm config init", or start "fm serve" once)`);
   }
   const { createServices, shutdownServices } = await import('../services/index.ts');
