@@ -21,6 +21,7 @@ const BY_CODE: Record<string, string> = {
   too_many_requests: 'errors.code.tooManyRequests',
   insufficient_storage: 'errors.code.noSpace',
   internal: 'errors.internal',
+  database_unavailable: 'scaleOut.databaseUnavailable',
 };
 
 const BY_STATUS: Record<number, string> = {
