@@ -8,6 +8,7 @@
  *   npm run bench -- --only search,archives
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
  *   npm run bench -- --only live,analyzer   live listings under 1,000 changes/s, the storage analyzer (issue 19)
+ *   npm run bench -- --only postgres     listing and login on PostgreSQL against SQLite (issue 21)
  *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
  *   npm run bench -- --only quota   what a quota costs a write (issue 18)
  *   npm run bench -- --only audit   the audit log's cost: downloads and listings with it on and off
@@ -31,6 +32,7 @@ import { benchWebdav } from './webdav.ts';
 import { benchQuota } from './quotas.ts';
 import { benchAudit } from './audit.ts';
 import { benchAnalyzer, benchLive } from './live.ts';
+import { benchPostgres } from './postgres.ts';
 import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
@@ -159,6 +161,8 @@ await section('audit', () => benchAudit({ dataDir, downloadBytes: small ? 256 * 
 await section('live', () => benchLive(dataDir));
 
 await section('analyzer', () => benchAnalyzer(dataDir, small ? 100 : 1000));
+
+await section('postgres', () => benchPostgres(dataDir));
 
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {

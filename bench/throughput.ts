@@ -78,10 +78,10 @@ export async function benchArchives(dataDir: string, runs = 3): Promise<Row[]> {
   return rows;
 }
 
-function wrk(url: string, headers: Record<string, string>): { rps: number; p99: number } {
+export function wrk(url: string, headers: Record<string, string>, extra: string[] = []): { rps: number; p99: number } {
   const args = ['-t2', '-c50', '-d8s', '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  const out = spawnSync('wrk', [...args, url], { encoding: 'utf8' }).stdout;
+  const out = spawnSync('wrk', [...args, ...extra, url], { encoding: 'utf8' }).stdout;
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const p99raw = /99%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p99 = p99raw ? Number(p99raw[1]) * (p99raw[2] === 'us' ? 0.001 : p99raw[2] === 's' ? 1000 : 1) : NaN;

@@ -1,12 +1,14 @@
 /**
- * Vitest global setup: rebuilds dist/ (node config/build.mjs) before any test runs when it is
+ * Vitest global setup: starts the run's PostgreSQL cluster when FM_TEST_DATABASE=postgres, and rebuilds dist/ (node config/build.mjs) before any test runs when it is
  * missing or older than a source. The browser tests and the in-process server serve dist/web,
  * and the subprocess tests run dist/server through bin/fm.js: none may run on stale code.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { TestProject } from 'vitest/node';
 import { PROJECT_ROOT } from './helpers/server.ts';
+import { startCluster, testingOnPostgres } from './helpers/postgres.ts';
 
 /** What the build reads: a change in any of these makes dist/ stale. */
 const SOURCES = ['src', 'web', 'config', 'package.json'];
@@ -29,7 +31,17 @@ export function staleReason(): string | undefined {
   return undefined;
 }
 
-export default function setup(): void {
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  build();
+  if (!testingOnPostgres()) return undefined;
+  // FM_TEST_DATABASE=postgres: one cluster for the run, a fresh database per server (helpers/postgres.ts).
+  const cluster = await startCluster();
+  project.provide('fmPostgresUrl', cluster.url());
+  process.stdout.write(`global setup: PostgreSQL on port ${cluster.port}\n`);
+  return () => cluster.destroy();
+}
+
+function build(): void {
   let reason: string | undefined;
   try {
     reason = staleReason();

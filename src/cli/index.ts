@@ -12,6 +12,7 @@ import { tokensCommand } from './commands/tokens.ts';
 import { hashCommand } from './commands/hash.ts';
 import { versionCommand } from './commands/version.ts';
 import { completionCommand } from './commands/completion.ts';
+import { dbCommand } from './commands/db.ts';
 import { VERSION } from '../version.ts';
 import { trashCommand } from './commands/trash.ts';
 import { auditCommand } from './commands/audit.ts';
@@ -30,13 +31,14 @@ const GROUPS: Array<() => Command> = [
   completionCommand,
   trashCommand,
   auditCommand,
+  dbCommand,
 ];
 
 export function buildProgram(): Command {
   const program = new Command('fm')
     .description('a self-hosted web file manager')
     .version(VERSION, '-v, --version', 'print the version')
-    .addOption(new Option('-d, --database <file>', 'database file (default: $XDG_DATA_HOME/fm/fm.db)').env('FM_DATABASE'))
+    .addOption(new Option('-d, --database <file|url>', 'database: a SQLite file (default: $XDG_DATA_HOME/fm/fm.db) or a postgres:// URL').env('FM_DATABASE'))
     .addOption(new Option('-c, --config <file>', 'read option values from this YAML or JSON file').env('FM_CONFIG'))
     .option('--json', 'print machine-readable JSON')
     .showSuggestionAfterError()

@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { FmError, UsageError } from '../errors.ts';
 import type { Database } from '../storage/db.ts';
 import { defaultDatabasePath } from '../paths.ts';
+import { isPostgresUrl } from '../storage/postgres/url.ts';
 import type { Services } from '../services/index.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import { recordCliChange } from './audit.ts';
@@ -27,10 +28,14 @@ export class ExitError extends Error {
   }
 }
 
-/** The database file: --database, then FM_DATABASE (commander reads the env), then the data folder. */
+/**
+ * The database: --database, then FM_DATABASE (commander reads the env), then the data folder's
+ * file. A `postgres://` URL is taken as it is; a file path is made absolute.
+ */
 export function databasePath(cmd: Command): string {
   const opts = cmd.optsWithGlobals<GlobalOptions>();
-  return path.resolve(opts.database || defaultDatabasePath());
+  const location = opts.database || defaultDatabasePath();
+  return isPostgresUrl(location) ? location : path.resolve(location);
 }
 
 export async function withDatabase<T>(cmd: Command, fn: (db: Database) => Promise<T>): Promise<T> {
@@ -58,7 +63,7 @@ export interface ServicesOptions {
  */
 export async function withServices<T>(cmd: Command, fn: (services: Services) => Promise<T>, opts: ServicesOptions = {}): Promise<T> {
   const file = databasePath(cmd);
-  if (!opts.create && !opts.createWithDefaults && !fs.existsSync(file)) {
+  if (!opts.create && !opts.createWithDefaults && !isPostgresUrl(file) && !fs.existsSync(file)) {
     throw new ExitError(1, `database ${file} does not exist (create it with "fm config init", or start "fm serve" once)`);
   }
   const { createServices, shutdownServices } = await import('../services/index.ts');
@@ -73,7 +78,7 @@ export async function withServices<T>(cmd: Command, fn: (services: Services) => 
         warn: (m) => process.stderr.write(`fm: warning: ${m}\n`),
         error: (m) => process.stderr.write(`fm: error: ${m}\n`),
       },
-      dataDir: path.dirname(db.file),
+      dataDir: db.dataDir,
     });
     try {
       if (!opts.create) await ensureSettings(services.repos);

@@ -11,7 +11,7 @@ import type { Logger, Repos } from './context.ts';
 import { checkPassword } from './passwords.ts';
 import { verifyRecaptcha } from './recaptcha.ts';
 import { cleanScope } from './scope.ts';
-import { SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
+import { LOGIN_THROTTLE, SIGNUP_THROTTLE, Throttle, sleep } from './throttle.ts';
 import type { UserService } from './users.ts';
 import type { ExecService } from './exec/index.ts';
 import { type SecondFactor, secondFactorError, type TotpService } from './totp.ts';
@@ -53,7 +53,7 @@ export interface LoginRequest {
 }
 
 export class AuthService {
-  readonly throttle = new Throttle();
+  readonly throttle: Throttle;
   /** Bounds how many accounts one address can sign up (every attempt counts). */
   readonly signupThrottle: Throttle;
   private readonly trusted: net.BlockList;
@@ -68,7 +68,9 @@ export class AuthService {
   ) {
     this.trusted = buildBlockList(options.trustedProxies);
     const limit = options.signupLimit ?? SIGNUP_THROTTLE.lockAfter;
-    this.signupThrottle = new Throttle({ ...SIGNUP_THROTTLE, lockAfter: limit > 0 ? limit : Infinity });
+    const counts = repos.db.cluster?.throttle;
+    this.throttle = new Throttle(LOGIN_THROTTLE, counts && { counts, scope: 'login' });
+    this.signupThrottle = new Throttle({ ...SIGNUP_THROTTLE, lockAfter: limit > 0 ? limit : Infinity }, counts && { counts, scope: 'signup' });
   }
 
   /**
@@ -134,7 +136,7 @@ export class AuthService {
       return user;
     }
     const keys = AuthService.throttleKeys(req.username, req.ip);
-    const delay = this.throttle.check(keys);
+    const delay = await this.throttle.check(keys);
     let user: UserRecord | undefined;
     let second: SecondFactor = 'ok';
     try {
@@ -143,20 +145,20 @@ export class AuthService {
       // Asked only after the right password: a wrong one never tells whether two-factor login is on.
       if (user && method === 'json') second = await this.totp.secondFactor(user.id, req.otp);
     } catch (err) {
-      this.throttle.release(keys);
+      await this.throttle.release(keys);
       throw err;
     }
     if (!user) {
-      this.throttle.fail(keys);
+      await this.throttle.fail(keys);
       throw new ForbiddenError('wrong credentials');
     }
     if (second !== 'ok') {
       // A missing code is no failure, and no success either (that would clear the count of wrong codes).
-      if (second === 'missing') this.throttle.release(keys);
-      else this.throttle.fail(keys);
+      if (second === 'missing') await this.throttle.release(keys);
+      else await this.throttle.fail(keys);
       throw secondFactorError(second);
     }
-    this.throttle.succeed(keys);
+    await this.throttle.succeed(keys);
     return user;
   }
 

@@ -1,5 +1,6 @@
 /** Builds every service from the database and the server options (one composition root). */
 import type { Database } from '../storage/db.ts';
+import type { Cluster } from '../storage/cluster.ts';
 import { createRepos, type Logger, type Repos } from './context.ts';
 import { TokenService } from './tokens.ts';
 import { AccessTokenService } from './access-tokens.ts';
@@ -130,7 +131,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const repos = createRepos(db);
   const users = new UserService(repos, options.root);
   // fm's own files are never reachable, even when they sit inside the root.
-  const dbFile = db.file;
+  const dbFile = db.engine === 'sqlite' ? db.file : path.join(db.dataDir, 'fm.db');
   // Only fm's own entries are protected, not the whole data folder: a root may well sit inside it.
   const gate = new Gate(
     options.root,
@@ -150,6 +151,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
+  if (db.cluster) followOtherInstances(db.cluster, events, searchIndex);
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   const accessTokens = new AccessTokenService(repos);
@@ -178,7 +180,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
       await totp.disable(user.id);
       await trash.userDeleted(user);
     },
-    uploads: createUploads(options, gate, closers, () => services),
+    uploads: createUploads(options, gate, closers, () => services, db.cluster),
     davLocks: createDavLocks(events, repos.deadProps),
     repos,
     tokens: new TokenService(repos, options.tokenLifetime, async (user) => {
@@ -208,6 +210,18 @@ function createAuditLog(repos: Repos, log: Logger, closers: Services['closers'])
   const audit = new AuditLog(repos.audit, { retention: async () => (await repos.settings.get()).auditRetention, log });
   closers.push(() => audit.close());
   return audit;
+}
+
+/** Several instances on one root: each index also follows the writes made through the others. */
+function followOtherInstances(cluster: Cluster, events: FileEvents, searchIndex: SearchIndex): void {
+  events.on('written', (e) => cluster.announceFiles({ kind: 'written', abs: e.abs }));
+  events.on('removed', (e) => cluster.announceFiles({ kind: 'removed', abs: e.abs }));
+  events.on('moved', (e) => cluster.announceFiles({ kind: 'moved', abs: e.fromAbs, toAbs: e.toAbs }));
+  cluster.onFiles((change) => {
+    if (change.kind === 'written') searchIndex.written(change.abs);
+    else if (change.kind === 'removed') searchIndex.removed(change.abs);
+    else if (change.toAbs) searchIndex.moved(change.abs, change.toAbs);
+  });
 }
 
 function createPreviews(gate: Gate, events: FileEvents, options: ServiceOptions): PreviewService {

@@ -76,7 +76,8 @@ export class ShareService {
     private readonly log: Logger,
     throttle: ThrottleOptions = LOGIN_THROTTLE,
   ) {
-    this.throttle = new Throttle(throttle);
+    const counts = repos.db.cluster?.throttle;
+    this.throttle = new Throttle(throttle, counts && { counts, scope: 'share' });
   }
 
   /** Subscribes to file events so links follow deletions, moves and saves. */
@@ -193,20 +194,20 @@ export class ShareService {
     if (creds.token === undefined && creds.password === undefined) throw new UnauthorizedError('this link needs a password');
     if (creds.token !== undefined && share.token && safeEqual(creds.token, share.token)) return;
     const keys = [`share:${share.hash}`, `ip:${addressKey(creds.ip)}`];
-    const delay = this.throttle.check(keys);
+    const delay = await this.throttle.check(keys);
     let ok: boolean;
     try {
       if (delay) await sleep(delay);
       ok = creds.password !== undefined && (await checkPassword(decodeHeader(creds.password), share.password_hash));
     } catch (err) {
-      this.throttle.release(keys);
+      await this.throttle.release(keys);
       throw err;
     }
     if (ok) {
-      this.throttle.succeed(keys);
+      await this.throttle.succeed(keys);
       return;
     }
-    this.throttle.fail(keys);
+    await this.throttle.fail(keys);
     throw new UnauthorizedError('wrong password');
   }
 

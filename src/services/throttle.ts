@@ -7,6 +7,13 @@
  * guesses cannot all pass the check before the first one fails.
  */
 import { TooManyRequestsError } from '../errors.ts';
+import type { ThrottleCounts, ThrottleRecord } from '../storage/cluster.ts';
+
+/** Where the failure counts of several instances meet (PostgreSQL): `scope` tells throttles apart. */
+export interface SharedCounts {
+  counts: ThrottleCounts;
+  scope: string;
+}
 
 export interface ThrottleOptions {
   freeFailures: number;
@@ -47,18 +54,24 @@ export const SIGNUP_THROTTLE: ThrottleOptions = {
 export class Throttle {
   private readonly entries = new Map<string, Entry>();
 
-  constructor(private readonly opts: ThrottleOptions = LOGIN_THROTTLE) {}
+  constructor(
+    private readonly opts: ThrottleOptions = LOGIN_THROTTLE,
+    /** Failures and locks kept in the database for every instance; attempts in flight stay per instance. */
+    private readonly shared?: SharedCounts,
+  ) {}
 
   /**
    * Starts an attempt: throws 429 when any key is locked (or would be by the attempts in
    * flight); otherwise returns the delay to apply before answering. End every attempt that
    * passed with fail(), succeed() or release().
    */
-  check(keys: string[]): number {
+  async check(keys: string[]): Promise<number> {
+    const stored = this.shared ? await this.shared.counts.read(this.shared.scope, keys) : undefined;
     const now = Date.now();
     let delay = 0;
     const live = keys.map((key) => [key, this.live(key, now)] as const);
-    for (const [, e] of live) {
+    for (const [key, local] of live) {
+      const e = stored ? this.merge(local, stored.get(key), now) : local;
       if (!e) continue;
       if (e.lockedUntil > now) throw new TooManyRequestsError((e.lockedUntil - now) / 1000, 'too many failed attempts; try again later');
       const seen = e.failures + e.pending;
@@ -77,8 +90,10 @@ export class Throttle {
   }
 
   /** Ends an attempt as a failure. */
-  fail(keys: string[]): void {
+  async fail(keys: string[]): Promise<void> {
     const now = Date.now();
+    // In memory first: the attempt leaves the in-flight count and joins this instance's failures
+    // at once, so a check made before the shared row is written counts it exactly once.
     for (const key of keys) {
       const e = this.live(key, now) ?? { failures: 0, pending: 0, first: now, lockedUntil: 0 };
       e.pending = Math.max(0, e.pending - 1);
@@ -87,21 +102,44 @@ export class Throttle {
       this.entries.set(key, e);
     }
     if (this.entries.size > 100_000) this.prune(now);
+    if (this.shared) {
+      const { counts, scope } = this.shared;
+      // pg takes integers: "never lock" (Infinity) becomes the largest one.
+      const lockAfter = Math.min(this.opts.lockAfter, 2 ** 31 - 1);
+      for (const key of keys) await counts.fail(scope, key, now, this.opts.windowMs, lockAfter, this.opts.lockMs);
+    }
   }
 
   /** Ends an attempt as a success: the keys start afresh. */
-  succeed(keys: string[]): void {
+  async succeed(keys: string[]): Promise<void> {
     for (const key of keys) this.entries.delete(key);
+    if (this.shared) await this.shared.counts.clear(this.shared.scope, keys);
   }
 
   /** Ends an attempt that neither failed nor succeeded (an internal error). */
-  release(keys: string[]): void {
+  async release(keys: string[]): Promise<void> {
     for (const key of keys) {
       const e = this.entries.get(key);
       if (!e) continue;
       e.pending = Math.max(0, e.pending - 1);
       if (e.pending === 0 && e.failures === 0 && e.lockedUntil === 0) this.entries.delete(key);
     }
+  }
+
+  /**
+   * The shared failures and lock with this instance's attempts in flight. This instance's own
+   * failures count as soon as they happen (the shared row lags by a round trip): the larger of
+   * the two counts, never their sum.
+   */
+  private merge(local: Entry | undefined, stored: ThrottleRecord | undefined, now: number): Entry | undefined {
+    const live = stored && (now - stored.first <= this.opts.windowMs || stored.lockedUntil > now) ? stored : undefined;
+    if (!local && !live) return undefined;
+    return {
+      failures: Math.max(local?.failures ?? 0, live?.failures ?? 0),
+      pending: local?.pending ?? 0,
+      first: live?.first ?? local?.first ?? now,
+      lockedUntil: Math.max(local?.lockedUntil ?? 0, live?.lockedUntil ?? 0),
+    };
   }
 
   private live(key: string, now: number): Entry | undefined {

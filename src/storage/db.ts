@@ -1,6 +1,7 @@
 /**
  * One SQLite file, one Keyv namespace per repository. Repositories are the only
- * code that touches Keyv; everything else goes through them.
+ * code that touches Keyv; everything else goes through them. A `postgres://` location opens
+ * the same records on PostgreSQL instead (postgres/open.ts), for several instances.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import Keyv from 'keyv';
 import KeyvSqlite from '@keyv/sqlite';
 import sqlite3 from 'sqlite3';
 import { FmError } from '../errors.ts';
+import type { Cluster, RawRow } from './cluster.ts';
 
 export const SCHEMA_VERSION = 1;
 export const NAMESPACES = ['meta', 'settings', 'users', 'sessions', 'shares', 'tokens', 'davprops', 'totp'] as const;
@@ -31,6 +33,16 @@ export interface Database {
    */
   sql<T>(text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
+  /** 'sqlite' (one instance) or 'postgres' (one or several instances on one database). */
+  readonly engine: 'sqlite' | 'postgres';
+  /** fm's own folder on this machine: the two-factor key, the caches (the SQLite file's folder). */
+  readonly dataDir: string;
+  /** What instances share beyond the records; only on PostgreSQL. */
+  readonly cluster?: Cluster;
+  /** Every stored row as it is (namespaced key, serialised value): `fm db copy`. */
+  rows(): Promise<RawRow[]>;
+  /** Replaces every stored row, in one transaction. */
+  replaceRows(rows: RawRow[]): Promise<void>;
 }
 
 export class DatabaseError extends FmError {
@@ -39,11 +51,26 @@ export class DatabaseError extends FmError {
   }
 }
 
+export interface OpenOptions {
+  /** fm's folder on this machine for a PostgreSQL database (default: the data folder). */
+  dataDir?: string;
+}
+
+/**
+ * Opens the database at `location`: a `postgres://` URL, or a SQLite file path.
+ */
+export async function openDatabase(location: string, opts: OpenOptions = {}): Promise<Database> {
+  const { isPostgresUrl } = await import('./postgres/url.ts');
+  if (!isPostgresUrl(location)) return openSqlite(location);
+  const [{ openPostgres }, { dataDir }] = await Promise.all([import('./postgres/open.ts'), import('../paths.ts')]);
+  return openPostgres(location, { dataDir: opts.dataDir ?? dataDir() });
+}
+
 /**
  * Opens (creating if needed) the database file. Fails with a clear DatabaseError when the
  * file is not a SQLite database, is read-only, or its schema is newer than this fm.
  */
-export async function openDatabase(file: string): Promise<Database> {
+async function openSqlite(file: string): Promise<Database> {
   const abs = path.resolve(file);
   makeDataFolder(path.dirname(abs));
   if (fs.existsSync(abs)) {
@@ -134,6 +161,24 @@ export async function openDatabase(file: string): Promise<Database> {
 
   return {
     file: abs,
+    engine: 'sqlite',
+    dataDir: path.dirname(abs),
+    async rows() {
+      return (await metaStore.query('SELECT key, value FROM fm ORDER BY key')) as RawRow[];
+    },
+    async replaceRows(rows: RawRow[]) {
+      try {
+        await metaStore.query('BEGIN IMMEDIATE');
+        await metaStore.query('DELETE FROM fm');
+        for (const row of rows) await metaStore.query('INSERT INTO fm (key, value) VALUES (?, ?)', row.key, row.value);
+        await metaStore.query('COMMIT');
+      } catch (err) {
+        await metaStore.query('ROLLBACK').catch(() => {});
+        throw new DatabaseError(`database ${abs}: ${(err as Error).message}`);
+      } finally {
+        memo.clear();
+      }
+    },
     ns(name) {
       return keyvs.get(name)!;
     },
@@ -209,14 +254,14 @@ function ownerOnly(file: string): void {
 }
 
 /** Namespaces whose reads are memoised between database changes (read on every request). */
-const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
+export const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
 
 /**
  * Memoised reads of a few hot namespaces. Any write through this process clears the memo; a
  * read that raced a write is not stored (generation check). Values are cloned on the way out
  * so callers can never mutate the cache.
  */
-class ReadMemo {
+export class ReadMemo {
   private readonly values = new Map<string, unknown>();
   private generation = 0;
 

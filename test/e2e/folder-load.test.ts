@@ -74,7 +74,12 @@ describe('clicks during a folder load', () => {
     await expect.poll(() => fs.existsSync(path.join(root, 'next/y.txt'))).toBe(false);
     expect(fs.readdirSync(path.join(root, 'next')).sort()).toEqual(['x.txt', 'z.txt']);
     // (.fm-trash: the delete went to the trash.)
-    expect(fs.readdirSync(root).filter((n) => n !== '.fm-trash').sort()).toEqual(['next', 'other', 'r1.txt', 'r2.txt']);
+    expect(
+      fs
+        .readdirSync(root)
+        .filter((n) => n !== '.fm-trash')
+        .sort(),
+    ).toEqual(['next', 'other', 'r1.txt', 'r2.txt']);
     expect(page.url()).toBe(`${fm.url}/files/next/`);
   });
 });

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { ServeOptions as ServeFlags } from '../../src/cli/commands/serve.ts';
 import type { DiskSpace } from '../../src/services/uploads/disk.ts';
+import { testDatabase } from './postgres.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const FM_BIN = path.join(PROJECT_ROOT, 'bin', 'fm.js');
@@ -39,6 +40,8 @@ export interface StartOptions {
   keep?: boolean;
   /** Free space the upload service sees (default: statfs of the real disk). */
   diskSpace?: DiskSpace;
+  /** The test is about SQLite's own files: `<home>/fm.db` even when FM_TEST_DATABASE=postgres. */
+  sqlite?: boolean;
 }
 
 export function tempDir(prefix = 'fm-test-'): string {
@@ -93,7 +96,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   const home = opts.home ?? tempDir();
   const rootDir = opts.root ?? path.join(home, 'root');
   fs.mkdirSync(rootDir, { recursive: true });
-  const { root, flags, cmd } = await parseServeArgs([rootDir, '--port', '0', '--database', path.join(home, 'fm.db'), ...(opts.args ?? [])]);
+  const { root, flags, cmd } = await parseServeArgs([rootDir, '--port', '0', '--database', await testDatabase(home, opts.sqlite), ...(opts.args ?? [])]);
   if (!['stdout', 'off'].includes(flags.log)) throw new Error(`startFm: --log ${flags.log} needs the real process (spawnFm)`);
 
   let out = '';
@@ -106,7 +109,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   process.on('warning', onWarning);
 
   const realRoot = fs.realpathSync(root);
-  const db = await openDatabase(databasePath(cmd));
+  const db = await openDatabase(databasePath(cmd), { dataDir: home });
   print(`fm ${VERSION}`);
   print(`database: ${db.file}`);
   print(`root: ${realRoot}`);
@@ -120,7 +123,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
       signupLimit: Number(flags.signupLimit),
     },
     log,
-    dataDir: path.dirname(db.file),
+    dataDir: db.dataDir,
     cacheDir: flags.cacheDir ? path.resolve(flags.cacheDir) : undefined,
     exec: { timeoutMs: parseDuration(flags.execTimeout) * 1000, maxOutputBytes: parseSize(flags.execMaxOutput) },
     sandbox: { unsandboxed: Boolean(flags.execUnsandboxed) },

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { FM_BIN, tempDir, type FmServer, type StartOptions } from './server.ts';
+import { testDatabase } from './postgres.ts';
 
 export interface SpawnedFm extends FmServer {
   child: ChildProcess;
@@ -31,7 +32,7 @@ export async function spawnFm(opts: SpawnOptions = {}): Promise<SpawnedFm> {
   const home = opts.home ?? tempDir();
   const root = opts.root ?? path.join(home, 'root');
   fs.mkdirSync(root, { recursive: true });
-  const dbFile = path.join(home, 'fm.db');
+  const dbFile = await testDatabase(home, opts.sqlite);
   const child = spawn(process.execPath, [FM_BIN, 'serve', root, '--port', '0', '--database', dbFile, ...(opts.args ?? [])], {
     env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data'), ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -53,7 +53,8 @@ const noLeak = (body: Buffer) => {
 };
 
 beforeAll(async () => {
-  fm = await startFm();
+  // The links to the database are links to SQLite's file.
+  fm = await startFm({ sqlite: true });
   outside = canary(fm.home);
   scope = path.join(fm.root, 'alice');
   makeTree(fm.root, { bob: { 'secret.txt': BOB_SECRET } });

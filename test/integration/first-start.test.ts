@@ -7,7 +7,7 @@ import { spawnFm, type SpawnedFm } from '../helpers/spawn.ts';
 describe('first start on an empty database', () => {
   let fm: SpawnedFm;
   beforeAll(async () => {
-    fm = await spawnFm({ keep: true });
+    fm = await spawnFm({ keep: true, sqlite: true });
   });
   afterAll(async () => {
     await fm.stop();

@@ -220,7 +220,7 @@ describe('where the secret is kept', () => {
   it('sealed in the database under an owner-only key file in the data folder, which the files API never serves', async () => {
     // The data folder inside the served root: the key must stay out of reach like the database.
     const home = tempDir('fm-totp-home-');
-    const server = await startFm({ home, root: home });
+    const server = await startFm({ home, root: home, sqlite: true });
     try {
       const owner = await adminClient(server);
       const { secret } = await enrol(owner, 1);

@@ -10,7 +10,10 @@ export const OFFSET_TYPE = 'application/offset+octet-stream';
 export interface TusFm {
   fm: FmServer;
   admin: Client;
-  /** Where unfinished uploads are kept (the data folder is on the root's file system here). */
+  /**
+   * Where unfinished uploads are kept: the data folder (on the root's file system here), or on
+   * PostgreSQL the shared root's `.fm-uploads`, where every instance finds them.
+   */
   staging: string;
   /** Stops the server and removes its folders. */
   close(): Promise<void>;
@@ -27,12 +30,17 @@ export async function startTusFm(opts: StartOptions = {}): Promise<TusFm> {
   return {
     fm,
     admin,
-    staging: path.join(fm.home, 'uploads'),
+    staging: onPostgres(fm) ? path.join(fs.realpathSync(root), '.fm-uploads') : path.join(fm.home, 'uploads'),
     async close() {
       await fm.stop();
       if (!opts.root) fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Whether the server keeps its records in PostgreSQL (FM_TEST_DATABASE=postgres). */
+export function onPostgres(fm: FmServer): boolean {
+  return fm.dbFile.startsWith('postgres');
 }
 
 export function sha256(data: Buffer | string): string {

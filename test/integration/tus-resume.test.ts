@@ -279,7 +279,8 @@ describe('uploads survive a crash of the server', () => {
   it('an upload whose last byte arrived but that was never moved into place is finished by the next HEAD', async () => {
     const home = tempDir();
     const root = fs.realpathSync(tempDir('fm-tus-root-'));
-    let fm = await spawnFm({ home, root, keep: true });
+    // Staging in the data folder, as on SQLite (on PostgreSQL it is in the root: pg-tus-instances.test.ts).
+    let fm = await spawnFm({ home, root, keep: true, sqlite: true });
     try {
       const password = fm.adminPassword;
       await fm.stop();

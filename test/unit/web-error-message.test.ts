@@ -16,6 +16,7 @@ describe('error message keys', () => {
     expect(errorMessageKey(403, 'denied_by_rule')).toBe('errors.code.deniedByRule');
     expect(errorMessageKey(400, 'invalid_input')).toBe('errors.code.invalidInput');
     expect(errorMessageKey(404, 'not_found')).toBe('errors.code.notFound');
+    expect(errorMessageKey(503, 'database_unavailable')).toBe('scaleOut.databaseUnavailable');
   });
 
   it('falls back to the status for an unknown or missing code (an older server, a proxy)', () => {

@@ -22,6 +22,7 @@ const BY_CODE: Record<string, string> = {
   insufficient_storage: 'errors.code.noSpace',
   quota: 'quota.over',
   internal: 'errors.internal',
+  database_unavailable: 'scaleOut.databaseUnavailable',
 };
 
 const BY_STATUS: Record<number, string> = {

@@ -166,7 +166,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
       signupLimit,
     },
     log,
-    dataDir: path.dirname(db.file),
+    dataDir: db.dataDir,
     cacheDir: opts.cacheDir ? path.resolve(opts.cacheDir) : undefined,
     exec: { timeoutMs: execTimeout * 1000, maxOutputBytes: execMaxOutput },
     sandbox: { unsandboxed },

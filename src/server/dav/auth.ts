@@ -90,8 +90,8 @@ export async function davSignIn(ctx: FmContext): Promise<void> {
     if (user && user.password === hit.passwordHash && user.sessionEpoch === hit.epoch && !(await s.totp.enabled(user.id))) {
       // A locked-out user and address stay locked out, remembered or not (429), as at the login.
       const keys = AuthService.throttleKeys(creds.username, ctx.ip);
-      s.auth.throttle.check(keys);
-      s.auth.throttle.succeed(keys);
+      await s.auth.throttle.check(keys);
+      await s.auth.throttle.succeed(keys);
       ctx.state.user = user;
       return;
     }

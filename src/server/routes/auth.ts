@@ -64,7 +64,7 @@ export function authRouter(): FmRouter {
     if (!username.trim() || !password) throw new BadRequestError('username and password are required');
     const keys = [`signup:${addressKey(ctx.ip)}`];
     const throttle = ctx.services.auth.signupThrottle;
-    throttle.check(keys);
+    await throttle.check(keys);
     try {
       await ctx.services.users.signup(username, password);
     } catch (err) {
@@ -72,7 +72,7 @@ export function authRouter(): FmRouter {
       throw err;
     } finally {
       // Every attempt counts, accepted or not: one address cannot create accounts without end.
-      throttle.fail(keys);
+      await throttle.fail(keys);
     }
     ctx.type = 'text/plain; charset=utf-8';
     ctx.body = '200 OK\n';

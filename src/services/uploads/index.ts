@@ -5,7 +5,8 @@ import { PartialJournal } from '../files/disk/partials.ts';
 import type { ServiceOptions, Services } from '../index.ts';
 import { statfsDiskSpace } from './disk.ts';
 import { UploadService } from './service.ts';
-import { Staging, chooseStagingDir } from './staging.ts';
+import { STAGING_IN_ROOT, Staging, chooseStagingDir } from './staging.ts';
+import type { Cluster } from '../../storage/cluster.ts';
 
 export { UploadService, type UploadStatus } from './service.ts';
 
@@ -17,10 +18,13 @@ export const PARTIALS_IN_DATA = 'partials';
  * gives the gate the journal of temporary files that every write keeps (disk/partials.ts).
  * Nothing runs in the background until `start()` (called by `fm serve`; the admin CLI builds
  * the same services with no root). `services` is read lazily (hooks and events are used per
- * upload).
+ * upload). With a `cluster` (PostgreSQL) staging is in the shared root and appends take a lock
+ * between instances.
  */
-export function createUploads(options: ServiceOptions, gate: Gate, closers: Services['closers'], services: () => Services): UploadService {
-  const staging = new Staging(options.root ? chooseStagingDir(options.root, options.dataDir) : '');
+export function createUploads(options: ServiceOptions, gate: Gate, closers: Services['closers'], services: () => Services, cluster?: Cluster): UploadService {
+  // Several instances resume each other's uploads: staging is then in the root they share.
+  const stagingDir = cluster ? path.join(options.root, STAGING_IN_ROOT) : chooseStagingDir(options.root, options.dataDir);
+  const staging = new Staging(options.root ? stagingDir : '');
   let partials: PartialJournal | undefined;
   if (options.root) {
     gate.protect(staging.dir);
@@ -28,7 +32,7 @@ export function createUploads(options: ServiceOptions, gate: Gate, closers: Serv
     gate.protect(partials.dir);
     gate.partials = partials;
   }
-  const uploads = new UploadService(services, staging, options.diskSpace ?? statfsDiskSpace, partials);
+  const uploads = new UploadService(services, staging, options.diskSpace ?? statfsDiskSpace, partials, cluster && ((name) => cluster.tryLock(name)));
   closers.push(() => uploads.close());
   return uploads;
 }

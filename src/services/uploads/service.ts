@@ -18,6 +18,7 @@ import type { Stats } from '../files/disk/types.ts';
 import type { DiskSpace } from './disk.ts';
 import { appendChunk } from './append.ts';
 import { UploadLocks } from './locks.ts';
+import type { Cluster } from '../../storage/cluster.ts';
 import type { Staging, UploadRecord } from './staging.ts';
 import type { Reservation } from '../quotas.ts';
 
@@ -77,6 +78,8 @@ export class UploadService {
     private readonly disk: DiskSpace,
     /** Journal of temporary files beside targets (swept here, at start-up and hourly). */
     private readonly partials?: PartialJournal,
+    /** Several instances on one staging folder (PostgreSQL): the lock that keeps the others from appending. */
+    private readonly sharedLock?: Cluster['tryLock'],
   ) {}
 
   /**
@@ -202,7 +205,12 @@ export class UploadService {
     const { rec } = await this.active(target, ref);
     const release = this.locks.tryAcquire(rec.id, () => body.destroy(new NotFoundError('the upload was terminated')));
     if (!release) throw new LockedError('another request is writing this upload');
+    let releaseShared: (() => Promise<void>) | undefined;
     try {
+      if (this.sharedLock) {
+        releaseShared = await this.sharedLock(`upload:${rec.id}`);
+        if (!releaseShared) throw new LockedError('another instance is writing this upload');
+      }
       const st = await this.staging.stat(rec.id);
       if (!st) throw new NotFoundError('no upload in progress for this path');
       if (offset !== st.size) throw offsetConflict(st.size);
@@ -218,6 +226,7 @@ export class UploadService {
       }
       return { offset: now, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(Date.now(), target.access.settings) };
     } finally {
+      await releaseShared?.();
       release();
     }
   }

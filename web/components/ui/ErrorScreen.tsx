@@ -9,6 +9,8 @@ const SCREENS: Record<number, { icon: IconName; key: string }> = {
   403: { icon: 'lock', key: 'errors.forbidden' },
   404: { icon: 'search', key: 'errors.notFound' },
   500: { icon: 'alert', key: 'errors.internal' },
+  // fm answers 503 only when its database (PostgreSQL) is unreachable; it comes back by itself.
+  503: { icon: 'cloudOff', key: 'scaleOut.databaseUnavailable' },
 };
 
 export interface ErrorScreenProps {
@@ -27,7 +29,7 @@ export function errorScreen(code: number, file = false): { icon: IconName; key: 
 }
 
 /**
- * An icon and a message for 0 (connection), 403, 404 and 500; any other code shows the 500 display
+ * An icon and a message for 0 (connection), 403, 404, 500 and 503; any other code shows the 500 display
  * (spec §8 "Error catalogue"). Never a dead end: Back (when there is history), Home and Retry; a lost
  * connection retries by itself when the browser is online again.
  */
