@@ -8,6 +8,10 @@ import path from 'node:path';
 import { FmError } from '../errors.ts';
 import type { Database } from './db.ts';
 import type { RawRow } from './cluster.ts';
+import { AuditRepo } from './repos/audit.ts';
+
+/** Audit log entries read and written at a time. */
+const AUDIT_PAGE = 5000;
 
 export class CopyRefusedError extends FmError {
   constructor(message: string) {
@@ -20,6 +24,8 @@ const ENGINE_OWN = new Set(['meta:schemaVersion', 'meta:secretsKey']);
 
 export interface CopyResult {
   records: number;
+  /** Audit log entries copied. */
+  audit: number;
   /** Whether the two-factor key went along. */
   key: boolean;
 }
@@ -31,15 +37,26 @@ export function databaseExists(location: string, isUrl: boolean): boolean {
 
 export async function copyDatabase(from: Database, to: Database, opts: { force?: boolean } = {}): Promise<CopyResult> {
   const existing = (await to.rows()).filter((r) => !ENGINE_OWN.has(r.key));
-  if (existing.length > 0 && !opts.force) {
-    throw new CopyRefusedError(`${to.file} already holds ${existing.length} record(s): give --force to replace them`);
+  const fromAudit = new AuditRepo(from);
+  const toAudit = new AuditRepo(to);
+  const existingAudit = await toAudit.count();
+  if ((existing.length > 0 || existingAudit > 0) && !opts.force) {
+    const what = existing.length > 0 ? `${existing.length} record(s)` : `${existingAudit} audit log entries`;
+    throw new CopyRefusedError(`${to.file} already holds ${what}: give --force to replace them`);
   }
   const rows: RawRow[] = (await from.rows()).filter((r) => !ENGINE_OWN.has(r.key));
   const kept = (await to.rows()).filter((r) => ENGINE_OWN.has(r.key));
   await to.replaceRows([...kept, ...rows]);
+  // The audit log is a table of its own (repos/audit.ts), copied as it is, in pages.
+  await toAudit.clear();
+  let audit = 0;
+  for await (const page of fromAudit.pages(AUDIT_PAGE)) {
+    await toAudit.append(page);
+    audit += page.length;
+  }
   const key = await readSecretsKey(from);
   if (key) await writeSecretsKey(to, key);
-  return { records: rows.length, key: Boolean(key) };
+  return { records: rows.length, audit, key: Boolean(key) };
 }
 
 /** The two-factor key: a row on PostgreSQL (shared by the instances), a file beside a SQLite database. */

@@ -1,6 +1,6 @@
 /**
  * `fm db copy` moves an instance from SQLite to PostgreSQL and back (issue 21): users, their
- * passwords, settings and links arrive; a target that holds records is refused unless --force;
+ * passwords, settings, links and the audit log arrive; a target that holds records is refused unless --force;
  * the URL's password is never printed.
  */
 import crypto from 'node:crypto';
@@ -56,6 +56,9 @@ describe.skipIf(!postgresBin())('fm db copy', () => {
       const res = await fetch(`${fm.url}/api/public/dl/${linkHash}`);
       expect(await res.text()).toBe('along for the ride');
       expect(fs.readFileSync(path.join(dataHome, 'secrets.key')).equals(fs.readFileSync(path.join(home, 'secrets.key')))).toBe(true);
+      // The audit log went along: the link made before the move is in it, once.
+      const made = await admin.json<Array<{ action: string; path: string }>>('/api/audit?action=share-create');
+      expect(made.map((e) => e.path)).toEqual(['/moved.txt']);
     } finally {
       await fm.stop();
     }
@@ -65,7 +68,7 @@ describe.skipIf(!postgresBin())('fm db copy', () => {
     const res = await runFm(['db', 'copy', '--from', path.join(home, 'fm.db'), '--to', pgUrl]);
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    expect(res.stdout).toMatch(/^copied \d+ record\(s\) from .*fm\.db to postgres:\/\/fm:\*\*\*@127\.0\.0\.1/);
+    expect(res.stdout).toMatch(/^copied \d+ record\(s\) and [1-9]\d* audit log entries from .*fm\.db to postgres:\/\/fm:\*\*\*@127\.0\.0\.1/);
     expect(res.stdout + res.stderr).not.toContain('hunter2secret');
     await expectMoved(pgUrl, tempDir());
   });

@@ -27,7 +27,11 @@ export function dbCommand(): Command {
           const to = await openDatabase(where(opts.to));
           try {
             const result = await copyDatabase(from, to, { force: Boolean(opts.force) });
-            output(cmd, { from: from.file, to: to.file, ...result }, () => `copied ${result.records} record(s) from ${from.file} to ${to.file}`);
+            output(
+              cmd,
+              { from: from.file, to: to.file, ...result },
+              () => `copied ${result.records} record(s) and ${result.audit} audit log entries from ${from.file} to ${to.file}`,
+            );
           } finally {
             await to.close();
           }

@@ -105,6 +105,29 @@ export class AuditRepo {
     return { records: rows.map(toRecord), total: Number(counted[0]?.n ?? 0) };
   }
 
+  /** How many entries there are (fm db copy: a target must hold none without --force). */
+  async count(): Promise<number> {
+    await this.ensure();
+    const counted = await this.db.sql<{ n: number | string }>('SELECT COUNT(*) AS n FROM audit');
+    return Number(counted[0]?.n ?? 0);
+  }
+
+  /** Every entry, oldest first, `size` at a time (fm db copy). */
+  async *pages(size: number): AsyncGenerator<AuditRecord[]> {
+    await this.ensure();
+    for (let offset = 0; ; offset += size) {
+      const rows = await this.db.sql<Row>('SELECT * FROM audit ORDER BY time LIMIT ? OFFSET ?', [size, offset]);
+      if (rows.length) yield rows.map(toRecord);
+      if (rows.length < size) return;
+    }
+  }
+
+  /** Removes every entry (fm db copy --force). */
+  async clear(): Promise<void> {
+    await this.ensure();
+    await this.db.sql('DELETE FROM audit');
+  }
+
   /** Removes the entries older than `before` (milliseconds since the epoch). */
   async pruneBefore(before: number): Promise<void> {
     await this.ensure();
