@@ -5,6 +5,7 @@
  * moves it, the mtime setters clients use, hooks and the search index seeing WebDAV changes,
  * and the prefix flags (`--webdav-prefix`, `--no-webdav`, under a base URL).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -216,6 +217,21 @@ describe('WebDAV: PROPPATCH', () => {
     expect((await dav('DELETE', '/props-moved.txt')).status).toBe(204);
     fs.writeFileSync(file('props-moved.txt'), 'again');
     expect(await colour('/props-moved.txt')).toBeUndefined();
+  });
+
+  it('a file whose path is longer than a database index entry may be (over 3 KB) keeps its properties, and they follow a move', async () => {
+    // Random names: a repetitive path would be compressed into a small index entry.
+    const deep = Array.from({ length: 14 }, () => crypto.randomBytes(115).toString('hex')).join('/');
+    fs.mkdirSync(file(deep), { recursive: true });
+    fs.writeFileSync(file(`${deep}/long.txt`), 'l');
+    expect(Buffer.byteLength(path.join(fm.root, deep))).toBeGreaterThan(3000);
+    expect((await dav('PROPPATCH', `/${deep}/long.txt`, { body: setProp('deep green') })).status).toBe(207);
+    expect(await colour(`/${deep}/long.txt`)).toBe('deep green');
+    expect((await dav('MOVE', `/${deep}/long.txt`, { headers: { Destination: `/dav/${deep}/longer.txt` } })).status).toBe(201);
+    expect(await colour(`/${deep}/longer.txt`)).toBe('deep green');
+    expect((await dav('DELETE', `/${deep}/longer.txt`)).status).toBe(204);
+    fs.writeFileSync(file(`${deep}/longer.txt`), 'again');
+    expect(await colour(`/${deep}/longer.txt`)).toBeUndefined();
   });
 
   it('a protected live property fails (403) and nothing else is applied (424)', async () => {

@@ -4,10 +4,23 @@
  * also kept in memory, so that the file events (every delete and move in fm, services/dav)
  * find the few affected records without reading the database.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from '../db.ts';
 
 /** `{ns}name` → inner XML. */
 export type DeadProps = Record<string, string>;
+
+/**
+ * Paths longer than this are stored under a digest (a PostgreSQL index entry holds ~2.7 KB, and
+ * a path may be 4 KB), with the path itself in the record; no path starts with "#".
+ */
+const MAX_KEY_BYTES = 1024;
+/** Where a record stored under a digest keeps its path (no property key starts with NUL). */
+const PATH_FIELD = '\0path';
+
+function storageKey(abs: string): string {
+  return Buffer.byteLength(abs) <= MAX_KEY_BYTES ? abs : `#${createHash('sha256').update(abs).digest('hex')}`;
+}
 
 export class DeadPropsRepo {
   private keys: Set<string> | undefined;
@@ -15,23 +28,25 @@ export class DeadPropsRepo {
   constructor(private readonly db: Database) {}
 
   private async loadKeys(): Promise<Set<string>> {
-    this.keys ??= new Set((await this.db.entries<DeadProps>('davprops')).map(([k]) => k));
+    this.keys ??= new Set((await this.db.entries<DeadProps>('davprops')).map(([k, v]) => v[PATH_FIELD] ?? k));
     return this.keys;
   }
 
   async get(abs: string): Promise<DeadProps> {
     if (!(await this.loadKeys()).has(abs)) return {};
-    return ((await this.db.ns('davprops').get(abs)) as DeadProps | undefined) ?? {};
+    const { [PATH_FIELD]: _, ...props } = ((await this.db.ns('davprops').get(storageKey(abs))) as DeadProps | undefined) ?? {};
+    return props;
   }
 
   /** Replaces the properties of a file (none: the record goes). */
   async set(abs: string, props: DeadProps): Promise<void> {
     const keys = await this.loadKeys();
     if (Object.keys(props).length === 0) {
-      if (keys.delete(abs)) await this.db.ns('davprops').delete(abs);
+      if (keys.delete(abs)) await this.db.ns('davprops').delete(storageKey(abs));
       return;
     }
-    await this.db.ns('davprops').set(abs, props);
+    const key = storageKey(abs);
+    await this.db.ns('davprops').set(key, key === abs ? props : { ...props, [PATH_FIELD]: abs });
     keys.add(abs);
   }
 
