@@ -16,7 +16,7 @@ import type { FileType } from '../../../api/files.ts';
 import { itemJson, makeIsoTime, makeQuote } from '../listing-render.ts';
 import { goFileMode } from '../types.ts';
 import { readSmallBatch, type SmallReadJob, type SmallReadResult } from './small-files.ts';
-import { davBatch, type DavBatchJob, type DavBatchResult } from './dav-batch.ts';
+import { davBatch, type DavBatchJob } from './dav-batch.ts';
 
 const LSTAT_BATCH = 1024;
 export const KIND_DIR = 1;
@@ -201,7 +201,7 @@ class ListingWorker {
   private readonly pending = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>();
   broken = false;
 
-  run<T>(job: Record<string, unknown>): Promise<T> {
+  run<T>(job: object): Promise<T> {
     if (!this.worker) {
       const worker = new Worker(WORKER_SOURCE, { eval: true });
       worker.unref(); // never keeps the process alive
@@ -297,39 +297,33 @@ export async function statAll(entries: EntryPaths): Promise<RawStats> {
 }
 
 /**
- * Starts rendering a large folder in the workers (one slice each, with the slice's first
- * index). Undefined, at once, when the folder is small or no worker is usable.
+ * Runs `op` over a large folder in the workers, one slice each (with the slice's first index);
+ * a slice whose worker fails runs here with `fallback`. Undefined, at once, when the folder is
+ * small or no worker is usable.
  */
-export function renderInWorkers(
-  job: Omit<RenderJob, keyof EntryPaths>,
+function sliceInWorkers<J extends object, R>(
+  op: string,
+  job: J,
   entries: EntryPaths,
-): Promise<Array<{ from: number; result: RenderResult }>> | undefined {
+  fallback: (part: J & EntryPaths) => R,
+): Promise<Array<{ from: number; result: R }>> | undefined {
   const pool = workersFor(entries.names.length);
   if (!pool.length) return undefined;
   const parts = slices(entries, pool.length);
   return Promise.all(
     parts.map(async (s, p) => ({
       from: s.from,
-      result: await pool[p].run<RenderResult>({ op: 'render', ...job, ...s.entries }).catch(() => renderBatch(mainRenderDeps, { ...job, ...s.entries })),
+      result: await pool[p].run<R>({ op, ...job, ...s.entries }).catch(() => fallback({ ...job, ...s.entries })),
     })),
   );
 }
 
-/**
- * Starts writing PROPFIND responses of a large folder in the workers (one slice each, with the
- * slice's first index). Undefined, at once, when the folder is small or no worker is usable.
- */
-export function renderDavInWorkers(
-  job: Omit<DavBatchJob, keyof EntryPaths>,
-  entries: EntryPaths,
-): Promise<Array<{ from: number; result: DavBatchResult }>> | undefined {
-  const pool = workersFor(entries.names.length);
-  if (!pool.length) return undefined;
-  const parts = slices(entries, pool.length);
-  return Promise.all(
-    parts.map(async (s, p) => ({
-      from: s.from,
-      result: await pool[p].run<DavBatchResult>({ op: 'dav', ...job, ...s.entries }).catch(() => davBatch(mainRenderDeps, { ...job, ...s.entries })),
-    })),
-  );
+/** Starts rendering a large folder's JSON in the workers (sliceInWorkers). */
+export function renderInWorkers(job: Omit<RenderJob, keyof EntryPaths>, entries: EntryPaths) {
+  return sliceInWorkers('render', job, entries, (part) => renderBatch(mainRenderDeps, part));
+}
+
+/** Starts writing a large folder's PROPFIND responses in the workers (sliceInWorkers). */
+export function renderDavInWorkers(job: Omit<DavBatchJob, keyof EntryPaths>, entries: EntryPaths) {
+  return sliceInWorkers('dav', job, entries, (part) => davBatch(mainRenderDeps, part));
 }
