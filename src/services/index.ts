@@ -151,7 +151,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   events.on('written', (e) => searchIndex.written(e.abs));
   events.on('removed', (e) => searchIndex.removed(e.abs));
   events.on('moved', (e) => searchIndex.moved(e.fromAbs, e.toAbs));
-  if (db.cluster) followOtherInstances(db.cluster, events, searchIndex);
+  if (db.cluster) followOtherInstances(db.cluster, events, searchIndex, live);
   const previews = createPreviews(gate, events, options);
   const shares = new ShareService(repos, gate, options.log);
   const accessTokens = new AccessTokenService(repos);
@@ -212,15 +212,26 @@ function createAuditLog(repos: Repos, log: Logger, closers: Services['closers'])
   return audit;
 }
 
-/** Several instances on one root: each index also follows the writes made through the others. */
-function followOtherInstances(cluster: Cluster, events: FileEvents, searchIndex: SearchIndex): void {
+/**
+ * Several instances on one root: each index, and each instance's live listings, also follow the
+ * writes made through the others (a shared file system's watcher may not see another host's).
+ */
+function followOtherInstances(cluster: Cluster, events: FileEvents, searchIndex: SearchIndex, live: LiveFolders): void {
   events.on('written', (e) => cluster.announceFiles({ kind: 'written', abs: e.abs }));
   events.on('removed', (e) => cluster.announceFiles({ kind: 'removed', abs: e.abs }));
   events.on('moved', (e) => cluster.announceFiles({ kind: 'moved', abs: e.fromAbs, toAbs: e.toAbs }));
   cluster.onFiles((change) => {
-    if (change.kind === 'written') searchIndex.written(change.abs);
-    else if (change.kind === 'removed') searchIndex.removed(change.abs);
-    else if (change.toAbs) searchIndex.moved(change.abs, change.toAbs);
+    if (change.kind === 'written') {
+      searchIndex.written(change.abs);
+      live.diskChanged(change.abs, 'update', false);
+    } else if (change.kind === 'removed') {
+      searchIndex.removed(change.abs);
+      live.diskChanged(change.abs, 'delete', false);
+    } else if (change.toAbs) {
+      searchIndex.moved(change.abs, change.toAbs);
+      live.diskChanged(change.abs, 'delete', false);
+      live.diskChanged(change.toAbs, 'update', false);
+    }
   });
 }
 

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, adminClient, createUser, startFm, tempDir, type FmServer } from '../helpers/server.ts';
 import { postgresBin, startCluster, type PgCluster } from '../helpers/postgres.ts';
 import { PERMS, share, updateUser } from './share-helpers.ts';
+import { openSse } from '../helpers/sse.ts';
 
 /** How long a change may take to reach the other instance. */
 const PROPAGATION = { timeout: 1_000, interval: 10 };
@@ -133,5 +134,27 @@ describe.skipIf(!postgresBin())('several instances on one PostgreSQL database', 
     await expect
       .poll(async () => JSON.stringify(await adminB.json('/api/search/?query=findme-everywhere')), { timeout: 5_000, interval: 50 })
       .toContain('findme-everywhere.txt');
+  });
+
+  it('an open folder on one instance hears of a file written through another, with no watcher of its own (--no-index)', async () => {
+    const url = await cluster.createDatabase();
+    const root = tempDir('fm-shared-root-');
+    const one = await startFm({ root, args: ['--database', url, '--no-index'] });
+    const two = await startFm({ root, args: ['--database', url, '--no-index'] });
+    try {
+      const onOne = await adminClient(one);
+      const onTwo = new Client(two.url);
+      await onTwo.login('admin', one.adminPassword);
+      const stream = await openSse(`${two.url}/api/events/`, { 'X-Auth': onTwo.token });
+      expect(stream.status).toBe(200);
+      await stream.reader!.waitFor((e) => e.event === 'ready');
+      expect((await onOne.fetch('/api/resources/from-one.txt', { method: 'POST', body: 'x' })).status).toBe(200);
+      const change = await stream.reader!.waitFor((e) => e.event === 'change' && e.data.includes('from-one.txt'), 5_000);
+      expect(JSON.parse(change.data).items.map((i: { name: string }) => i.name)).toContain('from-one.txt');
+      stream.reader!.close();
+    } finally {
+      await one.stop();
+      await two.stop();
+    }
   });
 });
