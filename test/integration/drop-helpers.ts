@@ -4,6 +4,7 @@ import path from 'node:path';
 import { adminClient, createUser, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 import { rawRequest, type RawResponse } from '../helpers/http-raw.ts';
 import { PERMS, share, type ShareDto } from './share-helpers.ts';
+import { onPostgres } from './tus-helpers.ts';
 
 export interface DropFm {
   fm: FmServer;
@@ -11,7 +12,7 @@ export interface DropFm {
   alice: { client: Client; id: number };
   /** alice's shared folder on disk. */
   inbox: string;
-  /** Where unfinished tus uploads are kept. */
+  /** Where unfinished tus uploads are kept (on PostgreSQL, the shared root's `.fm-uploads`). */
   staging: string;
   /** A fresh drop link of /inbox (body: limits, password…). */
   drop(body?: Record<string, unknown>): Promise<ShareDto>;
@@ -32,7 +33,7 @@ export async function startDropFm(args: string[] = []): Promise<DropFm> {
     admin,
     alice,
     inbox: path.join(fm.root, 'alice/inbox'),
-    staging: path.join(fm.home, 'uploads'),
+    staging: onPostgres(fm) ? path.join(fs.realpathSync(fm.root), '.fm-uploads') : path.join(fm.home, 'uploads'),
     drop: (body = {}) => share(alice.client, '/inbox', { uploadOnly: true, ...body }),
     async close() {
       await fm.stop();

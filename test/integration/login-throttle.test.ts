@@ -124,6 +124,11 @@ describe('DOS sign-ups per address: --signup-limit', () => {
   beforeAll(async () => {
     small = await startFm({ args: ['--signup-limit', '2'] });
     await patchSettings(small.dbFile, (s) => ({ ...s, signup: true, createUserDir: true }));
+    // Written beside the server: on PostgreSQL it learns of it by a notification, a moment later.
+    for (const deadline = Date.now() + 5_000; !(await (await fetch(`${small.url}/login`)).text()).includes('"Signup":true'); ) {
+      if (Date.now() > deadline) throw new Error('the server never saw sign-ups turned on');
+      await new Promise((r) => setTimeout(r, 25));
+    }
   });
   afterAll(async () => {
     await small.stop();
