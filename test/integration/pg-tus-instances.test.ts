@@ -43,7 +43,7 @@ describe.skipIf(!postgresBin())('tus on several instances', () => {
     const patch = openPatch(a.url, token, '/moved.bin', 0, data.length, data.subarray(0, half));
     await patch.sent;
     // While A appends, B refuses to (an offset B cannot match would be answered 409 if B got the lock).
-    await eventually(async () => (await onB.patch('/moved.bin', data.length, 'x')).status === 423);
+    await eventually(async () => (await onB.patch('/moved.bin', data.length, 'x')).status === 423, 30_000);
 
     await a.kill();
     patch.cut();
@@ -52,14 +52,14 @@ describe.skipIf(!postgresBin())('tus on several instances', () => {
       const head = await onB.head('/moved.bin');
       offset = Number(head.headers['upload-offset']);
       return head.status === 200 && offset >= 0;
-    });
+    }, 30_000);
     expect(offset).toBeLessThanOrEqual(half);
     // A's lock went with its connection; B takes over from the durable offset.
     let last = await onB.patch('/moved.bin', offset, data.subarray(offset));
     await eventually(async () => {
       if (last.status === 423) last = await onB.patch('/moved.bin', offset, data.subarray(offset));
       return last.status !== 423;
-    });
+    }, 30_000);
     expect(last.status).toBe(204);
     expect(fs.readFileSync(path.join(root, 'moved.bin')).equals(data)).toBe(true);
   }, 60_000);
