@@ -86,6 +86,18 @@ export async function withDb<T>(dbFile: string, fn: (repos: { settings: Settings
   }
 }
 
+/**
+ * Polls until `check` holds. A write made beside the server (withDb, patchSettings) reaches a
+ * server on PostgreSQL by a notification, a moment later (on SQLite, at its next request): a
+ * test waits for its effect before relying on it.
+ */
+export async function seenByServer(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !(await check()); ) {
+    if (Date.now() > deadline) throw new Error(`the server never saw ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 /** Changes stored settings directly (for what the API refuses to change, e.g. the auth method). */
 export async function patchSettings(dbFile: string, patch: (s: Settings) => Settings): Promise<void> {
   await withDb(dbFile, async ({ settings }) => {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, adminClient, createUser, startFm, PROJECT_ROOT, type FmServer } from '../helpers/server.ts';
-import { decodeToken, patchSettings, rawRequest, withDb } from '../helpers/http-raw.ts';
+import { decodeToken, patchSettings, rawRequest, seenByServer, withDb } from '../helpers/http-raw.ts';
 
 const HOOK = path.join(PROJECT_ROOT, 'test', 'fixtures', 'auth-hook.mjs');
 
@@ -156,6 +156,7 @@ describe('AUTH hook (EXEC: argv only, no shell)', () => {
     log = path.join(fm.home, 'hook.log');
     // The auth method and hook command are CLI-only settings: write them to the database.
     await patchSettings(fm.dbFile, (s) => ({ ...s, authMethod: 'hook', auth: { ...s.auth, command: `${process.execPath} ${HOOK} ${log} '$USERNAME'` } }));
+    await seenByServer(async () => (await admin.json<{ authMethod: string }>('/api/settings')).authMethod === 'hook', 'the hook auth method');
   });
   afterAll(async () => {
     await fm.stop();

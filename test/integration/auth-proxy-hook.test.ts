@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Client, adminClient, startFm, PROJECT_ROOT, type FmServer } from '../helpers/server.ts';
-import { decodeToken, patchSettings, rawRequest, withDb } from '../helpers/http-raw.ts';
+import { decodeToken, patchSettings, rawRequest, seenByServer, withDb } from '../helpers/http-raw.ts';
 
 const HOOK = path.join(PROJECT_ROOT, 'test', 'fixtures', 'auth-hook.mjs');
 const usernames = (fm: FmServer) => withDb(fm.dbFile, async ({ users }) => (await users.list()).map((u) => u.username));
@@ -72,6 +72,7 @@ describe('AUTH hook names match exactly, and a hook login never changes an exist
       execMaxMemory: 4 * 1024 ** 3,
       auth: { ...s.auth, command: `${process.execPath} ${HOOK}` },
     }));
+    await seenByServer(async () => (await admin.json<{ authMethod: string }>('/api/settings')).authMethod === 'hook', 'the hook auth method');
   });
   afterAll(async () => {
     await fm.stop();

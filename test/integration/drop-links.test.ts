@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
-import { patchSettings, withDb } from '../helpers/http-raw.ts';
+import { patchSettings, seenByServer, withDb } from '../helpers/http-raw.ts';
 import { PERMS, publicInfo, share, updateUser, type ShareDto } from './share-helpers.ts';
 import { type DropFm, postDrop, startDropFm, tree } from './drop-helpers.ts';
 
@@ -258,7 +258,9 @@ describe('SHARE drop: limits', () => {
   it("holds the instance's upload limit too, by POST and by tus (413 before any byte)", async () => {
     resetInbox();
     const s = await t.drop();
+    const uploadLimit = async () => (await t.admin.json<{ maxUploadSize: number }>('/api/settings')).maxUploadSize;
     await patchSettings(t.fm.dbFile, (x) => ({ ...x, maxUploadSize: 5 }));
+    await seenByServer(async () => (await uploadLimit()) === 5, 'the upload limit');
     try {
       expect((await postDrop(t.fm, s.hash, 'big.txt', 'x'.repeat(6))).status).toBe(413);
       const tus = await fetch(`${t.fm.url}/api/public/tus/${s.hash}/big.txt`, { method: 'POST', headers: { 'Tus-Resumable': '1.0.0', 'Upload-Length': '6' } });
@@ -266,6 +268,7 @@ describe('SHARE drop: limits', () => {
       expect((await postDrop(t.fm, s.hash, 'small.txt', 'x'.repeat(5))).status).toBe(201);
     } finally {
       await patchSettings(t.fm.dbFile, (x) => ({ ...x, maxUploadSize: 0 }));
+      await seenByServer(async () => (await uploadLimit()) === 0, 'the upload limit lifted');
     }
     expect(tree(t.inbox)).toEqual(inboxWith({ 'small.txt': 'xxxxx' }));
     expect((await sharesOf()).find((x) => x.hash === s.hash)!.received).toMatchObject({ files: 1, bytes: 5 });
@@ -302,6 +305,7 @@ describe('SHARE drop: passwords, expiry, deletion and the owner re-check', () =>
       const rec = (await shares.get(expired.hash))!;
       await shares.update({ ...rec, expire: Math.floor(Date.now() / 1000) - 10 });
     });
+    await seenByServer(async () => (await publicInfo(t.fm, expired.hash)).status === 404, 'the link expired');
     expect((await postDrop(t.fm, expired.hash, 'a.txt', 'a')).status).toBe(404);
     const deleted = await t.drop();
     expect((await t.alice.client.fetch(`/api/share/${deleted.hash}`, { method: 'DELETE' })).status).toBe(200);

@@ -175,11 +175,12 @@ describe('SHARE drop over tus', () => {
     const s = await t.drop({ expires: 1, unit: 'days' });
     const location = await create(s.hash, 'late.bin', 10);
     expect((await patch(location, 0, Buffer.from('12345'))).status).toBe(204);
-    const { withDb } = await import('../helpers/http-raw.ts');
+    const { seenByServer, withDb } = await import('../helpers/http-raw.ts');
     await withDb(t.fm.dbFile, async ({ shares }) => {
       const rec = (await shares.get(s.hash))!;
       await shares.update({ ...rec, expire: Math.floor(Date.now() / 1000) - 10 });
     });
+    await seenByServer(async () => (await publicInfo(t.fm, s.hash)).status === 404, 'the link expired');
     expect((await tusDrop(t.fm, 'HEAD', location)).status).toBe(404);
     expect(stagingFiles(t.staging)).toEqual([]);
   });

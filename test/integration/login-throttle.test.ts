@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, createUser, startFm, type FmServer } from '../helpers/server.ts';
 import { spawnFm } from '../helpers/spawn.ts';
-import { loginFrom, patchSettings, rawRequest } from '../helpers/http-raw.ts';
+import { loginFrom, patchSettings, rawRequest, seenByServer } from '../helpers/http-raw.ts';
 import { PERMS, publicInfo, share } from './share-helpers.ts';
 
 const PROXY = '127.0.0.9';
@@ -125,10 +125,7 @@ describe('DOS sign-ups per address: --signup-limit', () => {
     small = await startFm({ args: ['--signup-limit', '2'] });
     await patchSettings(small.dbFile, (s) => ({ ...s, signup: true, createUserDir: true }));
     // Written beside the server: on PostgreSQL it learns of it by a notification, a moment later.
-    for (const deadline = Date.now() + 5_000; !(await (await fetch(`${small.url}/login`)).text()).includes('"Signup":true'); ) {
-      if (Date.now() > deadline) throw new Error('the server never saw sign-ups turned on');
-      await new Promise((r) => setTimeout(r, 25));
-    }
+    await seenByServer(async () => (await (await fetch(`${small.url}/login`)).text()).includes('"Signup":true'), 'sign-ups turned on');
   });
   afterAll(async () => {
     await small.stop();
