@@ -7,14 +7,14 @@
  */
 import Router from '@koa/router';
 import { z } from 'zod';
-import { BadRequestError, FmError, NotFoundError, UnsupportedMediaTypeError } from '../../errors.ts';
+import { BadRequestError, FmError, NotFoundError } from '../../errors.ts';
 import { encodePath } from '../../services/files/paths.ts';
 import type { DropTarget } from '../../services/drops/index.ts';
 import { PublicQuerySchema } from '../../schemas/files.ts';
 import { queryFlag } from '../../schemas/request.ts';
 import { auditAs } from '../audit.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
-import { basePrefix, byteCount, MAX_METADATA, OFFSET_TYPE, options, setStatusHeaders, tusHeaders } from './tus.ts';
+import { answerHead, answerPatch, basePrefix, createHeaders, options, patchHeaders, setStatusHeaders, tusHeaders, withMethodOverride } from './tus.ts';
 import type { FmContext, FmRouter } from '../types.ts';
 
 const UPLOAD_PREFIX = '/api/public/upload';
@@ -84,10 +84,7 @@ async function upload(ctx: FmContext): Promise<void> {
 }
 
 async function create(ctx: FmContext): Promise<void> {
-  if (ctx.get('Upload-Defer-Length')) throw new BadRequestError('deferred upload lengths are not supported');
-  const length = byteCount(ctx, 'Upload-Length');
-  const metadata = ctx.get('Upload-Metadata');
-  if (metadata.length > MAX_METADATA) throw new BadRequestError('Upload-Metadata is too long');
+  const { length, metadata } = createHeaders(ctx);
   const drop = await openDrop(ctx, TUS_PREFIX);
   const { id, status } = await ctx.services.drops.createUpload(drop, length, metadata);
   const { token } = inputOf(ctx, dropInput).query;
@@ -100,30 +97,18 @@ async function create(ctx: FmContext): Promise<void> {
 
 async function head(ctx: FmContext): Promise<void> {
   const id = uploadId(ctx);
-  const status = await ctx.services.drops.uploadStatus(await openDrop(ctx, TUS_PREFIX), id);
-  ctx.set('Cache-Control', 'no-store');
-  setStatusHeaders(ctx, status);
-  ctx.set('Upload-Length', String(status.length));
-  if (status.metadata) ctx.set('Upload-Metadata', status.metadata);
-  ctx.status = 200;
-  ctx.body = '';
+  answerHead(ctx, await ctx.services.drops.uploadStatus(await openDrop(ctx, TUS_PREFIX), id));
 }
 
 async function patch(ctx: FmContext): Promise<void> {
-  ctx.set('Connection', 'close');
-  const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
-  if (type !== OFFSET_TYPE) throw new UnsupportedMediaTypeError(`Content-Type must be ${OFFSET_TYPE}`);
-  const offset = byteCount(ctx, 'Upload-Offset');
-  const declared = ctx.get('Content-Length');
+  const { offset, contentLength } = patchHeaders(ctx);
   const id = uploadId(ctx);
   const drop = await openDrop(ctx, TUS_PREFIX);
-  const status = await ctx.services.drops.writeUpload(drop, id, offset, ctx.req, /^\d+$/.test(declared) ? Number(declared) : undefined);
+  const status = await ctx.services.drops.writeUpload(drop, id, offset, ctx.req, contentLength);
   // Recorded once, by the chunk that completes the file.
   if (status.finished) auditAs(ctx, { bytes: status.length });
   else ctx.state.audit = undefined;
-  ctx.remove('Connection');
-  setStatusHeaders(ctx, status);
-  ctx.status = 204;
+  answerPatch(ctx, status);
 }
 
 async function terminate(ctx: FmContext): Promise<void> {
@@ -132,14 +117,7 @@ async function terminate(ctx: FmContext): Promise<void> {
   ctx.status = 204;
 }
 
-/** POST with X-HTTP-Method-Override acts as that method (tus-js-client's overridePatchMethod). */
-async function post(ctx: FmContext): Promise<void> {
-  const override = ctx.get('X-HTTP-Method-Override').toUpperCase();
-  if (override === 'PATCH') return patch(ctx);
-  if (override === 'DELETE') return terminate(ctx);
-  if (override === 'HEAD') return head(ctx);
-  return create(ctx);
-}
+const post = withMethodOverride({ create, patch, terminate, head });
 
 export function dropRouter(): FmRouter {
   const router: FmRouter = new Router();

@@ -69,11 +69,17 @@ export function basePrefix(ctx: FmContext): string {
 
 const createInput = { query: WriteQuerySchema };
 
-async function create(ctx: FmContext): Promise<void> {
+/** A creation's headers: the declared length (deferred lengths are refused) and the metadata. */
+export function createHeaders(ctx: FmContext): { length: number; metadata: string } {
   if (ctx.get('Upload-Defer-Length')) throw new BadRequestError('deferred upload lengths are not supported');
   const length = byteCount(ctx, 'Upload-Length');
   const metadata = ctx.get('Upload-Metadata');
   if (metadata.length > MAX_METADATA) throw new BadRequestError('Upload-Metadata is too long');
+  return { length, metadata };
+}
+
+async function create(ctx: FmContext): Promise<void> {
+  const { length, metadata } = createHeaders(ctx);
   const t = await target(ctx, 'create');
   const status = await ctx.services.uploads.create(t, { length, override: inputOf(ctx, createInput).query.override, metadata });
   ctx.status = 201;
@@ -83,8 +89,8 @@ async function create(ctx: FmContext): Promise<void> {
   ctx.body = '';
 }
 
-async function head(ctx: FmContext): Promise<void> {
-  const status = await ctx.services.uploads.status(await target(ctx, 'create'));
+/** A HEAD's answer: the upload's offset, length and metadata, never cached. */
+export function answerHead(ctx: FmContext, status: UploadStatus): void {
   ctx.set('Cache-Control', 'no-store');
   setStatusHeaders(ctx, status);
   ctx.set('Upload-Length', String(status.length));
@@ -93,20 +99,48 @@ async function head(ctx: FmContext): Promise<void> {
   ctx.body = '';
 }
 
-async function patch(ctx: FmContext): Promise<void> {
-  // An early answer must not wait for (or keep reading) a body it refused.
+/**
+ * A PATCH's headers, checked before its body is read: the offset, and the declared length when
+ * there is one. Until the chunk is taken the answer closes the connection: an early answer must
+ * not wait for (or keep reading) a body it refused (`answerPatch` takes that back).
+ */
+export function patchHeaders(ctx: FmContext): { offset: number; contentLength?: number } {
   ctx.set('Connection', 'close');
   const type = ctx.get('Content-Type').split(';')[0].trim().toLowerCase();
   if (type !== OFFSET_TYPE) throw new UnsupportedMediaTypeError(`Content-Type must be ${OFFSET_TYPE}`);
   const offset = byteCount(ctx, 'Upload-Offset');
   const declared = ctx.get('Content-Length');
-  const contentLength = /^\d+$/.test(declared) ? Number(declared) : undefined;
-  const t = await target(ctx, 'create');
-  const status = await ctx.services.uploads.write(t, offset, ctx.req, contentLength);
+  return { offset, contentLength: /^\d+$/.test(declared) ? Number(declared) : undefined };
+}
+
+/** A taken chunk's answer (204 with the new offset). */
+export function answerPatch(ctx: FmContext, status: UploadStatus): void {
   ctx.remove('Connection');
   setStatusHeaders(ctx, status);
-  auditIfComplete(ctx, t, status);
   ctx.status = 204;
+}
+
+/** POST with X-HTTP-Method-Override (tus-js-client's overridePatchMethod) acts as that method; else it creates. */
+export function withMethodOverride(h: Record<'create' | 'patch' | 'terminate' | 'head', (ctx: FmContext) => Promise<void>>) {
+  return (ctx: FmContext): Promise<void> => {
+    const override = ctx.get('X-HTTP-Method-Override').toUpperCase();
+    if (override === 'PATCH') return h.patch(ctx);
+    if (override === 'DELETE') return h.terminate(ctx);
+    if (override === 'HEAD') return h.head(ctx);
+    return h.create(ctx);
+  };
+}
+
+async function head(ctx: FmContext): Promise<void> {
+  answerHead(ctx, await ctx.services.uploads.status(await target(ctx, 'create')));
+}
+
+async function patch(ctx: FmContext): Promise<void> {
+  const { offset, contentLength } = patchHeaders(ctx);
+  const t = await target(ctx, 'create');
+  const status = await ctx.services.uploads.write(t, offset, ctx.req, contentLength);
+  answerPatch(ctx, status);
+  auditIfComplete(ctx, t, status);
 }
 
 async function terminate(ctx: FmContext): Promise<void> {
@@ -114,14 +148,7 @@ async function terminate(ctx: FmContext): Promise<void> {
   ctx.status = 204;
 }
 
-/** POST with X-HTTP-Method-Override (tus-js-client's overridePatchMethod) acts as that method. */
-async function post(ctx: FmContext): Promise<void> {
-  const override = ctx.get('X-HTTP-Method-Override').toUpperCase();
-  if (override === 'PATCH') return patch(ctx);
-  if (override === 'DELETE') return terminate(ctx);
-  if (override === 'HEAD') return head(ctx);
-  return create(ctx);
-}
+const post = withMethodOverride({ create, patch, terminate, head });
 
 /** Capability discovery; needs no login (it reveals only the protocol and the size limit). */
 export async function options(ctx: FmContext): Promise<void> {
