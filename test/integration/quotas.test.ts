@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { davClient, propText } from '../helpers/dav.ts';
 import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { Tus } from './tus-helpers.ts';
+import { tusDrop } from './drop-helpers.ts';
+import { share } from './share-helpers.ts';
 
 let fm: FmServer;
 let admin: Client;
@@ -273,5 +275,23 @@ describe('a restore from the trash', () => {
     expect((await u.client.fetch('/api/resources/b.bin', { method: 'DELETE' })).status).toBe(204);
     await expect.poll(async () => (await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' })).status).toBe(200);
     expect(fs.statSync(path.join(u.dir, 'a.bin')).size).toBe(300);
+  });
+});
+
+describe('an upload-only link of a user with a quota', () => {
+  it('reserves the whole length of a drop placed under a free name (a taken name replaces nothing)', async () => {
+    const name = `q${++n}`;
+    expect((await admin.fetch(`/api/resources/${name}/inbox/`, { method: 'POST' })).status).toBe(200);
+    expect((await admin.fetch(`/api/resources/${name}/inbox/a.txt`, { method: 'PUT', body: new Uint8Array(300) })).status).toBe(200);
+    expect((await admin.fetch(`/api/resources/${name}/seed.bin`, { method: 'PUT', body: new Uint8Array(400) })).status).toBe(200);
+    const perm = { create: true, modify: true, rename: true, delete: true, share: true, download: true };
+    const { client } = await createUser(admin, fm, name, { scope: `/${name}`, quota: 1000, perm });
+    const link = await share(client, '/inbox', { uploadOnly: true });
+    // 700 bytes used: a 400-byte "a.txt" lands as "a (1).txt", beside the 300 bytes it does not replace.
+    const refused = await tusDrop(fm, 'POST', `${link.hash}/a.txt`, { 'Upload-Length': '400' });
+    expect(refused.status).toBe(507);
+    expect(refused.headers['x-fm-error']).toBe('quota');
+    const fits = await tusDrop(fm, 'POST', `${link.hash}/a.txt`, { 'Upload-Length': '300' });
+    expect(fits.status).toBe(201);
   });
 });
