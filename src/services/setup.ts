@@ -22,10 +22,23 @@ export interface CreatedAdmin {
 
 /** Creates `admin` with a random password when no admin exists; returns it so it can be printed once. */
 export async function ensureAdmin(repos: Repos, users: UserService): Promise<CreatedAdmin | undefined> {
+  const admin = await planAdmin(repos);
+  if (admin) await createAdmin(users, admin);
+  return admin;
+}
+
+/** The name (`admin`, else `admin2`, …) and random password of the admin to create, when no admin exists; writes nothing. */
+export async function planAdmin(repos: Repos): Promise<CreatedAdmin | undefined> {
   if ((await repos.users.adminCount()) > 0) return undefined;
   let username = 'admin';
   for (let i = 2; await repos.users.getByUsername(username); i++) username = `admin${i}`;
-  const password = crypto.randomBytes(14).toString('base64url');
-  await users.create({ data: { username, password, scope: '.', perm: allPermissions(), lockPassword: false }, skipPolicy: true });
-  return { username, password };
+  return { username, password: crypto.randomBytes(14).toString('base64url') };
+}
+
+/** Stores the planned admin (its password bcrypt-hashed: tens of milliseconds). */
+export async function createAdmin(users: UserService, admin: CreatedAdmin): Promise<void> {
+  await users.create({
+    data: { username: admin.username, password: admin.password, scope: '.', perm: allPermissions(), lockPassword: false },
+    skipPolicy: true,
+  });
 }

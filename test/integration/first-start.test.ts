@@ -14,6 +14,13 @@ describe('first start on an empty database', () => {
     fs.rmSync(fm.home, { recursive: true, force: true });
   });
 
+  // The admin's password is hashed while the server starts: a login that comes first waits for it.
+  it('accepts a login with the printed password sent at once after "listening on"', async () => {
+    const res = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+
   it('prints a random admin password once, the database path and the URL', () => {
     expect(fm.adminPassword).toMatch(/^\S{16,}$/);
     expect(fm.output()).toContain(`database: ${fm.dbFile}`);

@@ -82,7 +82,8 @@ export function serveCommand(): Command {
 async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Command): Promise<void> {
   const { openDatabase } = await import('../../storage/db.ts');
   const { createServices, shutdownServices } = await import('../../services/index.ts');
-  const { ensureAdmin, ensureSettings } = await import('../../services/setup.ts');
+  const { createAdmin, ensureSettings, planAdmin } = await import('../../services/setup.ts');
+  const { holdUntil } = await import('../../server/middleware/hold.ts');
   const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
@@ -173,7 +174,11 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   });
   const settings = await ensureSettings(services.repos);
   await checkSandbox(services, log);
-  const admin = await ensureAdmin(services.repos, services.users);
+  const admin = await planAdmin(services.repos);
+  // Hashing the new admin's password (bcrypt) was a third of a first start: it runs while the
+  // server starts, and every request waits for the stored user (holdUntil) so none sees it missing.
+  const adminStored = admin ? createAdmin(services.users, admin) : undefined;
+  adminStored?.catch(() => {}); // awaited below, after listening; this only keeps an early failure from being "unhandled"
   if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
   const provisioning = provisioningProblem(settings, services.auth.method(settings));
   if (provisioning) log.warn(provisioning);
@@ -190,8 +195,17 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     allowedHosts,
     requestLog: requestLog?.write,
     webdavPrefix,
+    before: adminStored ? [holdUntil(adminStored)] : undefined,
   });
   out(`listening on ${running.url}`);
+  if (adminStored) {
+    try {
+      await adminStored;
+    } catch (err) {
+      await running.close();
+      throw err;
+    }
+  }
   // Modules kept out of the start-up path, loaded now so that the first login does not wait for them.
   void import('../../server/middleware/body.ts').then((m) => m.loadKoaBody()).catch(() => {});
   services.uploads.start();
