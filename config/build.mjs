@@ -31,6 +31,37 @@ const EXTERNAL = [
   'ws',
 ];
 
+/**
+ * Code every start would parse and never run: zod exports its 40-odd locales as `z.locales`
+ * (358 KB, half the bundled zod), and fm uses none but English, which zod sets itself up with.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+        ? { path: path.resolve(args.resolveDir, '../locales/index.js'), namespace: 'zod-english-only' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'zod-english-only' }, (args) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
+/**
+ * One MIME table instead of three: accepts (Koa's) and co-body's type-is pin mime-types 2, each
+ * with its own 200 KB copy of mime-db; they get the top-level mime-types 3 (same API).
+ */
+const oneMimeTable = {
+  name: 'one-mime-table',
+  setup(b) {
+    const top = path.join(root, 'node_modules/mime-types/index.js');
+    b.onResolve({ filter: /^mime-types$/ }, () => ({ path: top }));
+  },
+};
+
 async function buildServer() {
   fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
   await build({
@@ -47,6 +78,7 @@ async function buildServer() {
     // was most of the start-up time. Native addons, packages that load files (wasm, workers)
     // relative to their own folder, and what only some commands need stay in node_modules.
     external: EXTERNAL,
+    plugins: [zodEnglishOnly, oneMimeTable],
     // Bundled CommonJS code calls require() for Node's built-ins.
     banner: { js: "import { createRequire as __fmCreateRequire } from 'node:module'; const require = __fmCreateRequire(import.meta.url);" },
     sourcemap: 'linked',

@@ -31,8 +31,7 @@ import { dropRouter } from './routes/drop.ts';
 import { servePage, serveStatic, type WebBundle } from './routes/static.ts';
 import { eventsRouter } from './routes/events.ts';
 import { analyzeRouter } from './routes/analyze.ts';
-import { davMiddleware } from './dav/index.ts';
-import { davShareMiddleware } from './dav/share.ts';
+import { lazyDavMiddleware, lazyDavShareMiddleware } from './dav/lazy.ts';
 import type { FmMiddleware, FmRouter } from './types.ts';
 import { recordActivity } from './audit.ts';
 import { auditRouter } from './routes/audit.ts';
@@ -76,8 +75,8 @@ export function createApp(services: Services, opts: AppOptions): FmApp {
   });
   for (const mw of opts.before ?? []) app.use(mw);
   if (opts.webdavPrefix) {
-    app.use(davMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
-    app.use(davShareMiddleware({ prefix: `${opts.webdavPrefix}-share`, baseURL: opts.baseURL }));
+    app.use(lazyDavMiddleware({ prefix: opts.webdavPrefix, baseURL: opts.baseURL }));
+    app.use(lazyDavShareMiddleware({ prefix: `${opts.webdavPrefix}-share`, baseURL: opts.baseURL }));
   }
 
   const base: FmRouter = new Router();

@@ -1,8 +1,11 @@
 /** Password hashing and the one password policy used by the API, signup and the CLI. */
-import bcrypt from 'bcryptjs';
 import { BadRequestError } from '../errors.ts';
 
 export const BCRYPT_COST = 10;
+
+/** bcryptjs is loaded by the first password hashed or checked, not at start-up. */
+let bcryptModule: Promise<typeof import('bcryptjs')['default']> | undefined;
+const loadBcrypt = () => (bcryptModule ??= import('bcryptjs').then((m) => m.default));
 
 /** The most common passwords (lower-cased); long enough ones are still refused. */
 const COMMON = new Set(
@@ -26,7 +29,7 @@ export function checkPasswordPolicy(password: string, minimumLength: number): vo
 }
 
 export async function hashPassword(password: string): Promise<string> {
-  return bcrypt.hash(password, BCRYPT_COST);
+  return (await loadBcrypt()).hash(password, BCRYPT_COST);
 }
 
 /**
@@ -39,6 +42,7 @@ const DUMMY_HASH = '$2b$10$gQlWcXHKbR.B93aFqdEcZem/9xc54fp//7sKx6Jjue4zmJKjFtuo2
 export async function checkPassword(password: string, hash: string | undefined): Promise<boolean> {
   if (typeof password !== 'string') return false;
   if (Buffer.byteLength(password, 'utf8') > 72) password = password.slice(0, 72);
+  const bcrypt = await loadBcrypt();
   if (!hash) {
     await bcrypt.compare(password, DUMMY_HASH);
     return false;

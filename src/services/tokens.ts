@@ -1,6 +1,5 @@
 /** JWT issue and verification (HS256 only, exp required, revocable by jti and by user epoch). */
 import crypto from 'node:crypto';
-import jwt from 'jsonwebtoken';
 import { UnauthorizedError } from '../errors.ts';
 import type { TwoFactorState } from '../api/totp.ts';
 import type { TokenUser } from '../api/user.ts';
@@ -43,6 +42,12 @@ export function tokenUser(u: UserRecord): TokenUser {
   };
 }
 
+/** jsonwebtoken (with semver, which it loads) is loaded by the first sign-in or token check, not at start-up. */
+type Jwt = typeof import('jsonwebtoken');
+let jwtModule: Promise<Jwt> | undefined;
+// Node hands a CommonJS module's exports over as `default` (the bundle also copies them to the namespace).
+const loadJwt = () => (jwtModule ??= import('jsonwebtoken').then((m) => (m as Jwt & { default?: Jwt }).default ?? m));
+
 export class TokenService {
   /**
    * The HS256 key as a KeyObject: given a Buffer, jsonwebtoken first tries to parse it as a
@@ -73,6 +78,7 @@ export class TokenService {
     const key = await this.signingKey();
     const claimUser: TokenUser = { ...tokenUser(user), ...(this.twoFactor ? { twoFactor: await this.twoFactor(user) } : {}) };
     const payload = { user: claimUser, sev: user.sessionEpoch, uat: user.updatedAt, jti: crypto.randomBytes(16).toString('base64url') };
+    const jwt = await loadJwt();
     return jwt.sign(payload, key, { algorithm: 'HS256', expiresIn: this.lifetime, issuer: ISSUER });
   }
 
@@ -93,6 +99,7 @@ export class TokenService {
   /** Checks signature, algorithm, issuer, expiry and claim types, and remembers the claims. */
   private async verifySignature(token: string): Promise<TokenClaims> {
     if (token.split('.').length !== 3) throw new UnauthorizedError('token malformed');
+    const jwt = await loadJwt();
     let claims: TokenClaims;
     try {
       claims = jwt.verify(token, await this.signingKey(), { algorithms: ['HS256'], issuer: ISSUER }) as TokenClaims;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { davClient, hrefs } from '../helpers/dav.ts';
 import { adminClient } from '../helpers/server.ts';
 import { spawnFm, type SpawnedFm } from '../helpers/spawn.ts';
 
@@ -19,6 +20,16 @@ describe('first start on an empty database', () => {
     const res = await fetch(`${fm.url}/api/login`, { method: 'POST', body: JSON.stringify({ username: 'admin', password: fm.adminPassword }) });
     expect(res.status).toBe(200);
     expect(await res.text()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+  });
+
+  // The WebDAV handlers are a chunk of their own that the built binary loads on first use.
+  it('answers its first WebDAV requests, sent together, from the lazily loaded module', async () => {
+    fs.writeFileSync(path.join(fm.root, 'hello.txt'), 'hi');
+    const dav = davClient(fm.url, 'admin', fm.adminPassword);
+    const [listing, file] = await Promise.all([dav('PROPFIND', '/', { headers: { Depth: '1' } }), dav('GET', '/hello.txt')]);
+    expect(listing.status).toBe(207);
+    expect(hrefs(listing.body.toString())).toContain('/dav/hello.txt');
+    expect([file.status, file.body.toString()]).toEqual([200, 'hi']);
   });
 
   it('prints a random admin password once, the database path and the URL', () => {
