@@ -6,6 +6,8 @@ import { UsageError } from '../../errors.ts';
 import { action, databasePath, ExitError } from '../run.ts';
 import { packageRoot } from '../../paths.ts';
 import { VERSION } from '../../version.ts';
+// Static: a few lines with no imports, where a dynamic import would cost a chunk of its own.
+import { holdUntil } from '../../server/middleware/hold.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
@@ -83,7 +85,6 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const { openDatabase } = await import('../../storage/db.ts');
   const { createServices, shutdownServices } = await import('../../services/index.ts');
   const { createAdmin, ensureSettings, planAdmin } = await import('../../services/setup.ts');
-  const { holdUntil } = await import('../../server/middleware/hold.ts');
   const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
   const { loadWebBundle } = await import('../../server/routes/static.ts');
