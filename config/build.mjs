@@ -62,6 +62,20 @@ const oneMimeTable = {
   },
 };
 
+/**
+ * Bundled JSON (mime-db, which every start reads, and iconv-lite's tables) as `JSON.parse` of a
+ * string: V8 scans a string and parses JSON faster than the same data as an object literal.
+ */
+const jsonAsString = {
+  name: 'json-as-string',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]node_modules[\\/].*\.json$/ }, async (args) => {
+      const text = JSON.stringify(JSON.parse(await fs.promises.readFile(args.path, 'utf8')));
+      return { contents: `module.exports = JSON.parse(${JSON.stringify(text)});`, loader: 'js' };
+    });
+  },
+};
+
 async function buildServer() {
   fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
   await build({
@@ -78,7 +92,7 @@ async function buildServer() {
     // was most of the start-up time. Native addons, packages that load files (wasm, workers)
     // relative to their own folder, and what only some commands need stay in node_modules.
     external: EXTERNAL,
-    plugins: [zodEnglishOnly, oneMimeTable],
+    plugins: [zodEnglishOnly, oneMimeTable, jsonAsString],
     // Bundled CommonJS code calls require() for Node's built-ins.
     banner: { js: "import { createRequire as __fmCreateRequire } from 'node:module'; const require = __fmCreateRequire(import.meta.url);" },
     sourcemap: 'linked',
