@@ -176,7 +176,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const settings = await ensureSettings(services.repos);
   await checkSandbox(services, log);
   const admin = await planAdmin(services.repos);
-  // Hashing the new admin's password (bcrypt) was a third of a first start: it runs while the
+  // Hashing the new admin's password (bcrypt) was a fifth of a first start's CPU: it runs while the
   // server starts, and every request waits for the stored user (holdUntil) so none sees it missing.
   const adminStored = admin ? createAdmin(services.users, admin) : undefined;
   adminStored?.catch(() => {}); // awaited below, after listening; this only keeps an early failure from being "unhandled"
