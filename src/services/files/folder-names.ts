@@ -92,6 +92,46 @@ export function ascendingOrder(folder: FolderNames): Uint32Array {
   return order;
 }
 
+/** Sorts a remembered folder's names once the current request is answered (later pages and visits use the order). */
+export function sortSoon(real: string, folder: FolderNames): void {
+  setImmediate(() => {
+    if (!folder.ascending && kept.get(real)?.folder === folder) ascendingOrder(folder);
+  });
+}
+
+/**
+ * The first `k` of `indices` in listing order (ascending or exactly reversed), without sorting
+ * them all: one pass keeps the best `k` so far in order. For the first page of a large folder
+ * read for the first time; the folder's full order is sorted when a later page needs it.
+ * The order is ascendingOrder's: by sort key, ties by the raw name (names in a folder differ).
+ */
+export function firstInOrder(folder: FolderNames, indices: number[], k: number, asc: boolean): number[] {
+  if (k <= 0) return [];
+  const { names } = folder;
+  const keys: string[] = [];
+  const best: number[] = []; // positions in `keys`, best first
+  const before = (a: number, b: number): boolean => {
+    const ka = keys[a];
+    const kb = keys[b];
+    const less = ka !== kb ? ka < kb : names[indices[a]] < names[indices[b]];
+    return asc ? less : !less;
+  };
+  for (let p = 0; p < indices.length; p++) {
+    keys.push(nameSortKey(names[indices[p]]));
+    if (best.length === k && !before(p, best[k - 1])) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(best[mid], p)) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, p);
+    if (best.length > k) best.pop();
+  }
+  return best.map((p) => indices[p]);
+}
+
 /** An ascending order as it is listed: as is, or exactly reversed. */
 export function inDirection(ascending: ArrayLike<number>, asc: boolean): number[] {
   const n = ascending.length;
