@@ -150,6 +150,19 @@ describe('listings kept while the folder is watched', () => {
     expect((await itemsOf(a.url)).get('f.txt')?.size).toBe('changed while not watched'.length);
   });
 
+  it('forget a folder’s entries when an entry was replaced and the event was lost (inotify queue overflow)', async () => {
+    watchFoldersWith({ watch: (dir) => fs.watch(dir, { persistent: false }, () => {}) }); // events never arrive
+    const { dir, url } = await listedFolder({ 'f.txt': 'one' });
+    const before = fs.statSync(dir).ctimeMs;
+    // Replaced until the folder's ctime moves on (a coarse kernel clock can keep it within a tick).
+    for (let i = 0; fs.statSync(dir).ctimeMs === before; i++) {
+      fs.writeFileSync(path.join(dir, 'next'), `replacement ${i}`);
+      fs.renameSync(path.join(dir, 'next'), path.join(dir, 'f.txt'));
+    }
+    const size = fs.statSync(path.join(dir, 'f.txt')).size;
+    expect((await itemsOf(url)).get('f.txt')?.size).toBe(size);
+  });
+
   it('list a folder that cannot be watched with an lstat per entry, keeping nothing', async () => {
     watchFoldersWith({
       watch: () => {

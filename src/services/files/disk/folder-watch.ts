@@ -49,6 +49,7 @@ interface Watched {
   watcher: fs.FSWatcher;
   dev: number;
   ino: number;
+  ctimeMs: number;
   known: Map<string, Known>;
 }
 
@@ -88,6 +89,12 @@ export async function statEntriesOf(entries: EntryPaths, real: string, folder: S
   if (w && (w.dev !== folder.dev || w.ino !== folder.ino)) {
     close(real, w);
     w = undefined;
+  }
+  // A second line behind the events (lost when inotify's queue overflows): a folder whose entries were
+  // added, removed or replaced has a new ctime.
+  if (w && w.ctimeMs !== folder.ctimeMs) {
+    forgetEntries(w);
+    w.ctimeMs = folder.ctimeMs;
   }
   if (w?.known.size) {
     await nextTurn(); // every inotify event queued before this request is delivered by now
@@ -139,7 +146,7 @@ function statThrough(w: Watched, entries: EntryPaths): RawStats {
 
 function startWatch(real: string, folder: Stats): Watched | undefined {
   if (!isLocal(real, folder.dev)) return undefined;
-  const w: Watched = { watcher: undefined as unknown as fs.FSWatcher, dev: folder.dev, ino: folder.ino, known: new Map() };
+  const w: Watched = { watcher: undefined as unknown as fs.FSWatcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map() };
   try {
     w.watcher = watchOne(osPath(real), () => forgetEntries(w));
   } catch {
