@@ -175,4 +175,16 @@ describe('listings kept while the folder is watched', () => {
     expect((await itemsOf(url)).get('f.txt')?.size).toBe(7);
     closeAllFolderWatches();
   });
+
+  it('stop keeping a folder whose watch reports an error', async () => {
+    const watchers: fs.FSWatcher[] = [];
+    watchFoldersWith({ watch: (dir, onChange) => watchers[watchers.push(fs.watch(dir, { persistent: false }, onChange)) - 1] });
+    const { dir, url } = await listedFolder({ 'f.txt': 'one' });
+    expect(watchedFolderCount()).toBe(1);
+    watchers[0].emit('error', new Error('the watch broke'));
+    expect(watchedFolderCount()).toBe(0);
+    expect(inotifyWatchedInodes().has(fs.statSync(dir).ino)).toBe(false);
+    fs.appendFileSync(path.join(dir, 'f.txt'), ' two');
+    expect((await itemsOf(url)).get('f.txt')?.size).toBe(7);
+  });
 });

@@ -146,19 +146,22 @@ function statThrough(w: Watched, entries: EntryPaths): RawStats {
 
 function startWatch(real: string, folder: Stats): Watched | undefined {
   if (!isLocal(real, folder.dev)) return undefined;
-  const w: Watched = { watcher: undefined as unknown as fs.FSWatcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map() };
+  let w: Watched | undefined; // set below, before any event can be delivered
+  let watcher: fs.FSWatcher;
   try {
-    w.watcher = watchOne(osPath(real), () => forgetEntries(w));
+    watcher = watchOne(osPath(real), () => w && forgetEntries(w));
   } catch {
     return undefined; // ENOSPC, EMFILE, gone: listed without keeping anything
   }
-  w.watcher.on('error', () => close(real, w));
-  watched.set(real, w);
+  const started: Watched = { watcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map() };
+  w = started;
+  watcher.on('error', () => close(real, started));
+  watched.set(real, started);
   for (const [oldest, o] of watched) {
     if (watched.size <= maxFolders) break;
     close(oldest, o);
   }
-  return w;
+  return started;
 }
 
 function forgetEntries(w: Watched): void {
