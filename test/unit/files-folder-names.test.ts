@@ -70,5 +70,8 @@ describe('firstInOrder', () => {
       }
     }
     expect(folder.ascending).toBeUndefined();
+    // The full order sorted afterwards, from the keys the selection computed, is the same.
+    expect(Array.from(ascendingOrder(folder))).toEqual(Array.from(ascendingOrder({ names, kinds: folder.kinds })));
+    expect(folder.keys).toBeUndefined();
   });
 });

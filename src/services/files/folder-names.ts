@@ -22,6 +22,8 @@ export interface FolderNames {
   bytes?: Buffer[];
   /** Indices in ascending name order, once `ascendingOrder` has sorted them. */
   ascending?: Uint32Array;
+  /** Sort keys already computed (by `firstInOrder`), at their index, until `ascendingOrder` uses them. */
+  keys?: string[];
 }
 
 const RACY_MS = 2000;
@@ -81,7 +83,9 @@ export function ascendingOrder(folder: FolderNames): Uint32Array {
   const { names } = folder;
   const n = names.length;
   const tagged: string[] = new Array(n);
-  for (let i = 0; i < n; i++) tagged[i] = `${nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
+  const keys = folder.keys ?? [];
+  folder.keys = undefined;
+  for (let i = 0; i < n; i++) tagged[i] = `${keys[i] ?? nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
   tagged.sort();
   const order = new Uint32Array(n);
   for (let o = 0; o < n; o++) {
@@ -108,6 +112,8 @@ export function sortSoon(real: string, folder: FolderNames): void {
 export function firstInOrder(folder: FolderNames, indices: number[], k: number, asc: boolean): number[] {
   if (k <= 0) return [];
   const { names } = folder;
+  folder.keys ??= new Array(names.length);
+  const folderKeys = folder.keys;
   const keys: string[] = [];
   const best: number[] = []; // positions in `keys`, best first
   const before = (a: number, b: number): boolean => {
@@ -117,7 +123,9 @@ export function firstInOrder(folder: FolderNames, indices: number[], k: number, 
     return asc ? less : !less;
   };
   for (let p = 0; p < indices.length; p++) {
-    keys.push(nameSortKey(names[indices[p]]));
+    const i = indices[p];
+    folderKeys[i] ??= nameSortKey(names[i]);
+    keys.push(folderKeys[i]);
     if (best.length === k && !before(p, best[k - 1])) continue;
     let lo = 0;
     let hi = best.length;
