@@ -253,6 +253,13 @@ function ownerOnly(file: string): void {
   }
 }
 
+const memos = new WeakMap<Keyv, ReadMemo>();
+
+/** The memo a namespace's reads go through, if any (for repositories that keep a value derived from a read). */
+export function memoOf(kv: Keyv): ReadMemo | undefined {
+  return memos.get(kv);
+}
+
 /** Namespaces whose reads are memoised between database changes (read on every request). */
 export const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);
 
@@ -263,18 +270,23 @@ export const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'session
  */
 export class ReadMemo {
   private readonly values = new Map<string, unknown>();
-  private generation = 0;
+  private gen = 0;
+
+  /** Changes whenever the memoised records may have changed: a value derived from a read stays valid while it does not. */
+  get generation(): number {
+    return this.gen;
+  }
 
   clear(): void {
     this.values.clear();
-    this.generation++;
+    this.gen++;
   }
 
   async read<T>(key: string, load: () => Promise<T>): Promise<T> {
     if (this.values.has(key)) return structuredClone(this.values.get(key) as T);
-    const gen = this.generation;
+    const gen = this.gen;
     const value = await load();
-    if (gen === this.generation) {
+    if (gen === this.gen) {
       if (this.values.size >= 10_000) this.values.clear();
       this.values.set(key, value);
     }
@@ -283,6 +295,7 @@ export class ReadMemo {
 
   /** Routes a Keyv's reads through the memo and makes its writes clear it. */
   wrap(name: Namespace, kv: Keyv): void {
+    memos.set(kv, this);
     // Keyv's methods are generic overloads; these wrappers keep their runtime contract.
     const target = kv as unknown as Record<'get' | 'set' | 'delete' | 'clear', (...args: unknown[]) => Promise<unknown>>;
     const get = target.get.bind(kv);

@@ -77,6 +77,29 @@ describe('paged listings', () => {
     expect(pages[0].numTotal).toBe(full.items.length);
   });
 
+  it('select the first page of a large folder just read (not sorted yet) as the start of the full listing', async () => {
+    const dir = path.join(fm.root, 'select');
+    const tree: Parameters<typeof makeTree>[1] = { '.dot': 'd', 'to-dir': { link: 'D3' }, 'to-file': { link: 'f7.txt' } };
+    for (let i = 0; i < 12; i++) tree[`D${i}`] = {};
+    for (let i = 0; i < 40; i++) tree[i % 2 ? `f${i}.txt` : `F-${i}.TXT`] = 'x'.repeat(i);
+    makeTree(dir, tree);
+    for (const sorting of [
+      { by: 'name', asc: true },
+      { by: 'name', asc: false },
+    ]) {
+      await admin.fetch('/api/users/1', { method: 'PUT', json: { what: 'user', which: ['sorting'], data: { id: 1, sorting } } });
+      for (const limit of [1, 5, 13]) {
+        // A change just now keeps the folder's names from being remembered (and sorted) between requests.
+        fs.rmSync(path.join(dir, 'touch'), { force: true });
+        fs.writeFileSync(path.join(dir, 'touch'), '');
+        const page = await admin.json<Listing>(`/api/resources/select?offset=0&limit=${limit}`);
+        const full = await admin.json<Listing>('/api/resources/select');
+        expect(page.items, `${JSON.stringify(sorting)} limit ${limit}`).toEqual(full.items.slice(0, limit));
+        expect(page).toMatchObject({ numTotal: full.items.length, numDirs: full.numDirs, numFiles: full.numFiles });
+      }
+    }
+  });
+
   it('refuses a negative or non-numeric page with 400', async () => {
     for (const q of ['offset=-1&limit=2', 'offset=0&limit=x', 'limit=1.5']) {
       expect((await admin.fetch(`/api/resources/mixed?${q}`)).status, q).toBe(400);

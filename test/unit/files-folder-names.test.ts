@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ascendingOrder, readFolderNames } from '../../src/services/files/folder-names.ts';
+import { ascendingOrder, firstInOrder, inDirection, readFolderNames, type FolderNames } from '../../src/services/files/folder-names.ts';
 
 let dir: string;
 
@@ -48,5 +48,30 @@ describe('readFolderNames', () => {
     await readFolderNames(dir, before);
     fs.writeFileSync(path.join(dir, 'c.txt'), '');
     expect((await readFolderNames(dir, before)).names).toContain('c.txt');
+  });
+});
+
+describe('firstInOrder', () => {
+  it('gives the first entries of any subset in the full order, both ways, without sorting the folder', () => {
+    // Numbers, cases, accents, leading zeros, a non-UTF-8 name's escape, names equal but for case.
+    const stems = ['a', 'A', 'b', 'é', 'e', 'File', 'file', 'x0', 'x00', 'x10', 'x9', '\uf7e9t', 'Z', 'ß', ''];
+    const names = stems.flatMap((s, i) => [`${s}${i}`, `${s}-${i * 7}.txt`, `${s}${String(i).padStart(4, '0')}`, s || `.${i}`]);
+    const folder: FolderNames = { names, kinds: new Uint8Array(names.length) };
+    let seed = 7;
+    const random = () => (seed = (seed * 48271) % 0x7fffffff) / 0x7fffffff;
+    for (let round = 0; round < 20; round++) {
+      const subset = names.map((_, i) => i).filter(() => random() < 0.6);
+      const copy: FolderNames = { names, kinds: folder.kinds };
+      for (const asc of [true, false]) {
+        const full = inDirection(ascendingOrder(copy), asc).filter((i) => subset.includes(i));
+        for (const k of [1, 5, 17, subset.length, subset.length + 3]) {
+          expect(firstInOrder(folder, subset, k, asc).map((i) => names[i])).toEqual(full.slice(0, k).map((i) => names[i]));
+        }
+      }
+    }
+    expect(folder.ascending).toBeUndefined();
+    // The full order sorted afterwards, from the keys the selection computed, is the same.
+    expect(Array.from(ascendingOrder(folder))).toEqual(Array.from(ascendingOrder({ names, kinds: folder.kinds })));
+    expect(folder.keys).toBeUndefined();
   });
 });

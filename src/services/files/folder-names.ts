@@ -22,6 +22,8 @@ export interface FolderNames {
   bytes?: Buffer[];
   /** Indices in ascending name order, once `ascendingOrder` has sorted them. */
   ascending?: Uint32Array;
+  /** Sort keys already computed (by `firstInOrder`), at their index, until `ascendingOrder` uses them. */
+  keys?: string[];
 }
 
 const RACY_MS = 2000;
@@ -81,7 +83,9 @@ export function ascendingOrder(folder: FolderNames): Uint32Array {
   const { names } = folder;
   const n = names.length;
   const tagged: string[] = new Array(n);
-  for (let i = 0; i < n; i++) tagged[i] = `${nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
+  const keys = folder.keys ?? [];
+  folder.keys = undefined;
+  for (let i = 0; i < n; i++) tagged[i] = `${keys[i] ?? nameSortKey(names[i])}\u0000${names[i]}\u0000${String.fromCharCode(i >>> 16, i & 0xffff)}`;
   tagged.sort();
   const order = new Uint32Array(n);
   for (let o = 0; o < n; o++) {
@@ -90,6 +94,50 @@ export function ascendingOrder(folder: FolderNames): Uint32Array {
   }
   folder.ascending = order;
   return order;
+}
+
+/** Sorts a remembered folder's names once the current request is answered (later pages and visits use the order). */
+export function sortSoon(real: string, folder: FolderNames): void {
+  setImmediate(() => {
+    if (!folder.ascending && kept.get(real)?.folder === folder) ascendingOrder(folder);
+  });
+}
+
+/**
+ * The first `k` of `indices` in listing order (ascending or exactly reversed), without sorting
+ * them all: one pass keeps the best `k` so far in order. For the first page of a large folder
+ * read for the first time; the folder's full order is sorted when a later page needs it.
+ * The order is ascendingOrder's: by sort key, ties by the raw name (names in a folder differ).
+ */
+export function firstInOrder(folder: FolderNames, indices: number[], k: number, asc: boolean): number[] {
+  if (k <= 0) return [];
+  const { names } = folder;
+  folder.keys ??= new Array(names.length);
+  const folderKeys = folder.keys;
+  const keys: string[] = [];
+  const best: number[] = []; // positions in `keys`, best first
+  const before = (a: number, b: number): boolean => {
+    const ka = keys[a];
+    const kb = keys[b];
+    const less = ka !== kb ? ka < kb : names[indices[a]] < names[indices[b]];
+    return asc ? less : !less;
+  };
+  for (let p = 0; p < indices.length; p++) {
+    const i = indices[p];
+    folderKeys[i] ??= nameSortKey(names[i]);
+    keys.push(folderKeys[i]);
+    if (best.length === k && !before(p, best[k - 1])) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (before(best[mid], p)) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, p);
+    if (best.length > k) best.pop();
+  }
+  return best.map((p) => indices[p]);
 }
 
 /** An ascending order as it is listed: as is, or exactly reversed. */

@@ -23,7 +23,7 @@ import { cleanPath, isWithin } from './paths.ts';
 import { cleanScope } from '../scope.ts';
 import { readEntries } from './disk/dirents.ts';
 import { DirHandle, isInside, type Scope } from './disk/handle.ts';
-import { lstatOrMissing, makeFolders, realPath, realPathSync, stat, statSync } from './disk/lookup.ts';
+import { lstatOrMissingNow, makeFolders, realPath, realPathNow, realPathSync, stat, statSync } from './disk/lookup.ts';
 import { PARTIAL_PREFIX, isPartialName, type PartialJournal } from './disk/partials.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 
@@ -160,7 +160,7 @@ export class Gate {
     const scopeAbs = path.join(this.root, scope);
     let rootReal: string;
     try {
-      rootReal = await realPath(scopeAbs);
+      rootReal = realPathNow(scopeAbs);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || !settings.createUserDir) {
         throw new NotFoundError('your scope folder does not exist');
@@ -254,7 +254,7 @@ export class Gate {
 
     // A file where a parent folder should be: the path does not exist (creating it is then a
     // conflict, which opening the parent reports).
-    const lstat = await lstatOrMissing(abs);
+    const lstat = lstatOrMissingNow(abs);
     const mustExist = opts.mustExist ?? !WRITE_OPS.has(op);
     if (!lstat) {
       if (mustExist) throw new NotFoundError('not found');
@@ -332,7 +332,7 @@ export class Gate {
     const missing: string[] = [];
     for (;;) {
       try {
-        const real = await realPath(existing);
+        const real = realPathNow(existing);
         if (!isWithinReal(access.rootReal, real) || this.isProtected(real)) throw new ForbiddenError('the path leads outside your scope', 'outside_scope');
         return missing.length ? path.join(real, ...missing.reverse()) : real;
       } catch (err) {

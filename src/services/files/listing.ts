@@ -11,7 +11,8 @@ import type { FileInfoDto, FileType, ListingDto, Sorting } from '../../api/files
 import type { Gate, Target } from './gate.ts';
 import { PARTIAL_PREFIX } from './gate.ts';
 import { goFileMode, listingType } from './types.ts';
-import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, statAll, type EntryPaths } from './disk/listing-worker.ts';
+import { KIND_DIR, KIND_FIFO, KIND_LINK, RAW_MISSING, type EntryPaths } from './disk/listing-worker.ts';
+import { statEntriesOf } from './disk/folder-watch.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
 import { ascendingOrder, inDirection, readFolderNames } from './folder-names.ts';
 import { itemJson, makeIsoTime, makeQuote } from './listing-render.ts';
@@ -100,12 +101,12 @@ export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, r
   return { scan, order };
 }
 
-/** One lstat per entry (links resolved through the gate) into a scan. */
+/** One lstat per entry, or its result kept while the folder is watched (links resolved through the gate), into a scan. */
 export async function statEntries(gate: Gate, target: Target, entries: EntryPaths): Promise<FolderScan> {
   const { access } = target;
   const { names, prefix: absPrefix } = entries;
   const n = names.length;
-  const raw = await statAll(entries);
+  const raw = await statEntriesOf(entries, target.real, target.stat);
   const scan: FolderScan = {
     virtual: target.virtual,
     names,

@@ -1,21 +1,33 @@
 /** The settings record and the JWT signing key. */
 import crypto from 'node:crypto';
-import type { Database } from '../db.ts';
+import { type Database, memoOf } from '../db.ts';
 import { normalizeCommands, type Settings } from '../../api/settings.ts';
 import { SettingsSchema } from '../../schemas/settings.ts';
 
 export class SettingsRepo {
+  /** The last settings parsed, with the memo generation they were read in (read on every request). */
+  private parsed?: { generation: number; settings: Settings };
+
   constructor(private readonly db: Database) {}
 
   private get kv() {
     return this.db.ns('settings');
   }
 
-  /** The stored settings with defaults filled in, or undefined before the first start. */
+  /**
+   * The stored settings with defaults filled in, or undefined before the first start. Parsed
+   * once per memo generation (any write, or a change seen by the database refresh, starts a
+   * new one); every caller gets its own copy.
+   */
   async load(): Promise<Settings | undefined> {
+    const memo = memoOf(this.kv);
+    const generation = memo?.generation;
+    if (this.parsed && this.parsed.generation === generation) return structuredClone(this.parsed.settings);
     const raw = await this.kv.get<unknown>('settings');
     if (raw === undefined) return undefined;
-    return normalize(SettingsSchema.parse(raw));
+    const settings = normalize(SettingsSchema.parse(raw));
+    if (memo && generation !== undefined && memo.generation === generation) this.parsed = { generation, settings: structuredClone(settings) };
+    return settings;
   }
 
   /** The stored settings; throws when the instance was never initialised. */

@@ -7,10 +7,10 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { osPath } from './names.ts';
-import { realPath, realPathSync } from './dirents.ts';
+import { realPath, realPathNow, realPathSync } from './dirents.ts';
 import type { BigIntStats, Stats } from './types.ts';
 
-export { realPath, realPathSync };
+export { realPath, realPathNow, realPathSync };
 
 export function lstat(p: string): Promise<Stats> {
   return fsp.lstat(osPath(p));
@@ -57,6 +57,16 @@ export async function lstatOrMissing(p: string): Promise<Stats | undefined> {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/** lstatOrMissing on this thread (some 2 µs of CPU against 19 µs through the thread pool). */
+export function lstatOrMissingNow(p: string): Stats | undefined {
+  try {
+    return fs.lstatSync(osPath(p), { throwIfNoEntry: false });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
     throw err;
   }
 }

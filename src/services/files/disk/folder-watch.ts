@@ -1,0 +1,189 @@
+/**
+ * The lstat results of recently listed folders' entries, kept while the kernel reports no change
+ * in the folder: one `fs.watch` (inotify) per folder, at most MAX_FOLDERS folders, the least
+ * recently listed one's watch closed first. Any event in a folder forgets all of its entries.
+ *
+ * Why an answer is never stale (docs/decisions.md, "Performance: listings, continued"): inotify
+ * queues an event inside the system call that makes the change, before that call returns, so a
+ * change made before a request was sent is queued before the request's bytes arrive. Events are
+ * read when the event loop polls; a lookup first waits for one turn of the loop (setImmediate,
+ * which runs after the poll phase that read the request), so every event queued before the
+ * request has been delivered by then. Only entries whose own lstat cannot change without an
+ * event here are kept: not folders (their mtime follows their own contents), not links (the
+ * listing resolves them through the gate on every request), not files with several hard links
+ * (a write through another folder's link is reported there). A folder that cannot be watched
+ * (no inotify watch left, no descriptor, a file system where inotify misses changes made
+ * elsewhere, such as network mounts) is listed with an lstat per entry, as before.
+ */
+import fs from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type EntryPaths, KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, type RawStats, statAll } from './listing-worker.ts';
+import { osPath } from './names.ts';
+import type { Stats } from './types.ts';
+
+/** fs.watch of one folder (tests inject failures through `watchFoldersWith`). */
+export type WatchOne = (dir: string | Buffer, onChange: () => void) => fs.FSWatcher;
+
+const watchWithNode: WatchOne = (dir, onChange) => fs.watch(dir, { persistent: false }, onChange);
+
+/** Local file systems whose every change goes through this kernel (statfs f_type). */
+const LOCAL_FS = new Set([
+  0xef53, // ext2/3/4
+  0x58465342, // xfs
+  0x9123683e, // btrfs
+  0x01021994, // tmpfs
+  0x2fc12fc1, // zfs
+  0xf2f52010, // f2fs
+  0xcafe4a11, // bcachefs
+]);
+
+/** One kept entry: [mode, size, mtimeMs] and its KIND_*. */
+interface Known {
+  mode: number;
+  size: number;
+  mtime: number;
+  kind: number;
+}
+
+interface Watched {
+  watcher: fs.FSWatcher;
+  dev: number;
+  ino: number;
+  ctimeMs: number;
+  known: Map<string, Known>;
+}
+
+let maxFolders = 256;
+/** Kept entries over all folders; a folder that would go beyond is not kept. */
+let maxEntries = 100_000;
+let watchOne = watchWithNode;
+const watched = new Map<string, Watched>();
+const localDevices = new Map<number, boolean>();
+let keptEntries = 0;
+
+/** Limits and the watch function, for tests. */
+export function watchFoldersWith(opts: { maxFolders?: number; maxEntries?: number; watch?: WatchOne }): void {
+  closeAllFolderWatches();
+  maxFolders = opts.maxFolders ?? 256;
+  maxEntries = opts.maxEntries ?? 100_000;
+  watchOne = opts.watch ?? watchWithNode;
+}
+
+/** How many folders are watched now. */
+export function watchedFolderCount(): number {
+  return watched.size;
+}
+
+export function closeAllFolderWatches(): void {
+  for (const [real, w] of watched) close(real, w);
+}
+
+/**
+ * lstat the entries of the folder at `real` (whose stat the gate took), answering from the kept
+ * entries where the folder's watch has seen no change. Large folders go to statAll as before.
+ */
+export async function statEntriesOf(entries: EntryPaths, real: string, folder: Stats | undefined): Promise<RawStats> {
+  const n = entries.names.length;
+  if (!folder || n >= PARALLEL_MIN) return statAll(entries);
+  let w = watched.get(real);
+  if (w && (w.dev !== folder.dev || w.ino !== folder.ino)) {
+    close(real, w);
+    w = undefined;
+  }
+  // A second line behind the events (lost when inotify's queue overflows): a folder whose entries were
+  // added, removed or replaced has a new ctime.
+  if (w && w.ctimeMs !== folder.ctimeMs) {
+    forgetEntries(w);
+    w.ctimeMs = folder.ctimeMs;
+  }
+  if (w?.known.size) {
+    await nextTurn(); // every inotify event queued before this request is delivered by now
+    if (watched.get(real) !== w) w = undefined; // closed meanwhile (error, eviction)
+  }
+  if (!w) w = startWatch(real, folder);
+  if (!w) return statAll(entries);
+  watched.delete(real); // most recently listed last
+  watched.set(real, w);
+  return statThrough(w, entries);
+}
+
+function statThrough(w: Watched, entries: EntryPaths): RawStats {
+  const { names, prefix, prefixBytes, nameBytes } = entries;
+  const n = names.length;
+  const num = new Float64Array(n * 3);
+  const kind = new Uint8Array(n);
+  const room = keptEntries + n <= maxEntries;
+  for (let i = 0; i < n; i++) {
+    const hit = w.known.get(names[i]);
+    if (hit) {
+      num[i * 3] = hit.mode;
+      num[i * 3 + 1] = hit.size;
+      num[i * 3 + 2] = hit.mtime;
+      kind[i] = hit.kind;
+      continue;
+    }
+    const raw = nameBytes?.[i];
+    const p = raw || prefixBytes ? Buffer.concat([prefixBytes ?? Buffer.from(prefix), raw ?? Buffer.from(names[i])]) : prefix + names[i];
+    const st = fs.lstatSync(p, { throwIfNoEntry: false });
+    if (!st) {
+      kind[i] = RAW_MISSING;
+      continue;
+    }
+    const k = st.isSymbolicLink() ? KIND_LINK : st.isDirectory() ? KIND_DIR : st.isFIFO() ? KIND_FIFO : 0;
+    num[i * 3] = st.mode;
+    num[i * 3 + 1] = st.size;
+    num[i * 3 + 2] = st.mtimeMs;
+    kind[i] = k;
+    // Synchronous since the loop turn: an event for this entry, if any, is still queued and
+    // forgets it before the next lookup.
+    if (room && k !== KIND_LINK && k !== KIND_DIR && st.nlink === 1) {
+      w.known.set(names[i], { mode: st.mode, size: st.size, mtime: st.mtimeMs, kind: k });
+      keptEntries++;
+    }
+  }
+  return { num, kind };
+}
+
+function startWatch(real: string, folder: Stats): Watched | undefined {
+  if (!isLocal(real, folder.dev)) return undefined;
+  let w: Watched | undefined; // set below, before any event can be delivered
+  let watcher: fs.FSWatcher;
+  try {
+    watcher = watchOne(osPath(real), () => w && forgetEntries(w));
+  } catch {
+    return undefined; // ENOSPC, EMFILE, gone: listed without keeping anything
+  }
+  const started: Watched = { watcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map() };
+  w = started;
+  watcher.on('error', () => close(real, started));
+  watched.set(real, started);
+  for (const [oldest, o] of watched) {
+    if (watched.size <= maxFolders) break;
+    close(oldest, o);
+  }
+  return started;
+}
+
+function forgetEntries(w: Watched): void {
+  keptEntries -= w.known.size;
+  w.known.clear();
+}
+
+function close(real: string, w: Watched): void {
+  forgetEntries(w);
+  if (watched.get(real) === w) watched.delete(real);
+  w.watcher.close();
+}
+
+function isLocal(real: string, dev: number): boolean {
+  let local = localDevices.get(dev);
+  if (local === undefined) {
+    try {
+      local = LOCAL_FS.has(fs.statfsSync(osPath(real)).type);
+    } catch {
+      return false;
+    }
+    localDevices.set(dev, local);
+  }
+  return local;
+}
