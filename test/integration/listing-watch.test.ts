@@ -125,6 +125,19 @@ describe('listings kept while the folder is watched', () => {
     fs.rmSync(elsewhere, { recursive: true });
   });
 
+  it('trust kept entries for a bounded time: an in-place write through a hard link made later shows once it passes', async () => {
+    let clock = 1_000_000;
+    watchFoldersWith({ now: () => clock, maxAgeMs: 2000 });
+    const { dir, url } = await listedFolder({ 'f.txt': 'one' });
+    const elsewhere = tempDir();
+    // Linked after the entry was kept, then written in place through the other folder: no event reaches this folder's watch.
+    fs.linkSync(path.join(dir, 'f.txt'), path.join(elsewhere, 'f.txt'));
+    fs.appendFileSync(path.join(elsewhere, 'f.txt'), ' more');
+    clock += 2001;
+    expect((await itemsOf(url)).get('f.txt')?.size).toBe('one more'.length);
+    fs.rmSync(elsewhere, { recursive: true });
+  });
+
   it('show a change to a name that is not UTF-8', async () => {
     const { dir, url } = await listedFolder({});
     const name = Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.from([0xe9]), Buffer.from('.txt')]);

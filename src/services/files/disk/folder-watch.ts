@@ -51,9 +51,18 @@ interface Watched {
   ino: number;
   ctimeMs: number;
   known: Map<string, Known>;
+  /** When the oldest kept entry was taken (Date.now()); 0 while nothing is kept. */
+  keptSince: number;
 }
 
 let maxFolders = 256;
+/**
+ * How long a kept entry is trusted at most, whatever the watch says: a bound on the two changes
+ * no event reports (an in-place write through a hard link made after the entry was kept, and
+ * events lost when inotify's queue overflows). Under load a folder is lstat'ed once per period.
+ */
+let maxAgeMs = 2000;
+let now = Date.now;
 /** Kept entries over all folders; a folder that would go beyond is not kept. */
 let maxEntries = 100_000;
 let watchOne = watchWithNode;
@@ -62,9 +71,11 @@ const localDevices = new Map<number, boolean>();
 let keptEntries = 0;
 
 /** Limits and the watch function, for tests. */
-export function watchFoldersWith(opts: { maxFolders?: number; maxEntries?: number; watch?: WatchOne }): void {
+export function watchFoldersWith(opts: { maxFolders?: number; maxEntries?: number; maxAgeMs?: number; now?: () => number; watch?: WatchOne }): void {
   closeAllFolderWatches();
   maxFolders = opts.maxFolders ?? 256;
+  maxAgeMs = opts.maxAgeMs ?? 2000;
+  now = opts.now ?? Date.now;
   maxEntries = opts.maxEntries ?? 100_000;
   watchOne = opts.watch ?? watchWithNode;
 }
@@ -96,6 +107,7 @@ export async function statEntriesOf(entries: EntryPaths, real: string, folder: S
     forgetEntries(w);
     w.ctimeMs = folder.ctimeMs;
   }
+  if (w?.known.size && now() - w.keptSince > maxAgeMs) forgetEntries(w);
   if (w?.known.size) {
     await nextTurn(); // every inotify event queued before this request is delivered by now
     if (watched.get(real) !== w) w = undefined; // closed meanwhile (error, eviction)
@@ -137,6 +149,7 @@ function statThrough(w: Watched, entries: EntryPaths): RawStats {
     // Synchronous since the loop turn: an event for this entry, if any, is still queued and
     // forgets it before the next lookup.
     if (room && k !== KIND_LINK && k !== KIND_DIR && st.nlink === 1) {
+      if (!w.known.size) w.keptSince = now();
       w.known.set(names[i], { mode: st.mode, size: st.size, mtime: st.mtimeMs, kind: k });
       keptEntries++;
     }
@@ -153,7 +166,7 @@ function startWatch(real: string, folder: Stats): Watched | undefined {
   } catch {
     return undefined; // ENOSPC, EMFILE, gone: listed without keeping anything
   }
-  const started: Watched = { watcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map() };
+  const started: Watched = { watcher, dev: folder.dev, ino: folder.ino, ctimeMs: folder.ctimeMs, known: new Map(), keptSince: 0 };
   w = started;
   watcher.on('error', () => close(real, started));
   watched.set(real, started);
