@@ -111,11 +111,13 @@ export class Feeder {
       if (!batch.length) return;
       const files = batch;
       batch = [];
+      const level = this.sink.readerDeflate?.level;
       const read = readSmallFilesInWorker({
         paths: files.map((f) => osPath(f.real)),
         root: osPath(this.access.rootReal),
         maxSize: READ_AHEAD_MAX_SIZE,
         maxBytes: BATCH_BYTES,
+        deflate: level === undefined ? undefined : { level, store: Uint8Array.from(files, (f) => (STORED.test(f.name) ? 1 : 0)) },
       });
       files.forEach((f, i) => {
         // Without a worker, or when it fails, or for a file it did not read: here.
@@ -175,9 +177,14 @@ export class Feeder {
   /** Entry i of a worker's batch (undefined: left out). */
   private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
     if (r.status[i] !== SMALL_READ) return this.leave(name, UNREADABLE);
-    const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
+    const bytes = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.off[i + 1] - r.off[i]);
     const data = { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) };
-    return { data, packed: this.pack(source, data) };
+    const take = this.sink.readerDeflate?.take;
+    if (take && r.crc && r.method) {
+      const packed = { method: r.method[i] === 8 ? 8 : 0, crc: r.crc[i], size: r.num[i * 3 + 2], data: bytes } as const;
+      return { data, packed: Promise.resolve(take(packed)) };
+    }
+    return { data, packed: this.pack(bytes, data) };
   }
 
   private async *items(targets: Target[]): AsyncGenerator<Item> {

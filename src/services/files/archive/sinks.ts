@@ -6,7 +6,7 @@ import type { Stats } from '../disk/types.ts';
 import type { Readable, Writable } from 'node:stream';
 import type { Archiver } from 'archiver';
 import { createDeflateBatcher } from './deflate-workers.ts';
-import { packEntry, type PackedEntry, ZipWriter } from './zip-writer.ts';
+import { packEntry, type PackedEntry, ZIP_LEVEL, ZipWriter } from './zip-writer.ts';
 
 /** What an archive records of an entry. `name` ends with '/' for a folder. */
 export interface EntryData {
@@ -22,6 +22,11 @@ export interface EntryData {
 export interface ArchiveSink<P = unknown> {
   /** Work on a small entry's bytes that can start before its turn; its result goes to `addBytes`. */
   prepare(source: Buffer, entry: EntryData): Promise<P>;
+  /**
+   * A zip's small files are deflated by the worker that reads them (disk/small-files.ts), at
+   * this level; `take` turns such an entry into what `prepare` would have made of it.
+   */
+  readerDeflate?: { level: number; take(packed: PackedEntry): P };
   addBytes(entry: EntryData, prepared: P): Promise<void>;
   /** A large file, streamed in its turn: exactly `size` bytes unless the file shrank. */
   addStream(entry: EntryData, source: Readable, size: number): Promise<void>;
@@ -34,6 +39,7 @@ export function zipSink(out: Writable): ArchiveSink<PackedEntry> {
   const batcher = createDeflateBatcher();
   return {
     prepare: (source, entry) => (entry.store || source.length === 0 ? packEntry(source, true) : batcher.pack(source)),
+    readerDeflate: { level: ZIP_LEVEL, take: (packed) => packed },
     addBytes: (entry, packed) => writer.addPacked(entry, packed),
     addStream: (entry, source, size) => writer.addStream(entry, source, size, entry.store === true),
     finish: () => writer.finish(),
