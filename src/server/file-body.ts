@@ -23,7 +23,7 @@ import type { FileHandle } from '../services/files/disk/types.ts';
  */
 const CHUNK_BYTES = 2 * 1024 * 1024;
 const BUFFERS = 2;
-/** The plain Readable path's fresh buffers stay below glibc's mmap threshold (see above). */
+/** The plain Readable path's chunks (a fresh buffer each), as before. */
 const PLAIN_CHUNK_BYTES = 512 * 1024;
 
 /** A Readable over bytes `start`..`end` (inclusive) of `fh`; destroying it closes the file. */
