@@ -162,8 +162,9 @@ describe('contents', () => {
     const want = new Map<string, Buffer>();
     fs.mkdirSync(mixed);
     for (let i = 0; i < 40; i++) {
-      // Every 7th file is above the read-ahead size (256 KiB), the rest below it.
-      const data = crypto.randomBytes(i % 7 === 0 ? 300_000 + i : 1000 * i);
+      // Every 7th file is above the read-ahead size (256 KiB), the rest below it; odd ones
+      // compress (deflated where they are read), even ones do not (stored).
+      const data = i % 7 === 0 ? crypto.randomBytes(300_000 + i) : i % 2 ? Buffer.from(`line ${i}\n`.repeat(100 * i)) : crypto.randomBytes(1000 * i);
       const name = `f${String(i).padStart(2, '0')}.bin`;
       fs.writeFileSync(path.join(mixed, name), data);
       want.set(name, data);

@@ -1,7 +1,9 @@
-/** Reading batches of small files for archives: confinement, limits, offsets; in a worker and here. */
+/** Reading batches of small files for archives: confinement, limits, offsets, a zip's deflate; in a worker and here. */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSmallFilesInWorker } from '../../src/services/files/disk/listing-worker.ts';
 import {
@@ -24,6 +26,8 @@ beforeAll(() => {
   fs.writeFileSync(path.join(root, 'empty'), '');
   fs.writeFileSync(path.join(root, 'sub', 'b.txt'), 'bravo!');
   fs.writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(5000, 7));
+  fs.writeFileSync(path.join(root, 'words.txt'), 'the same words again and again, '.repeat(100));
+  fs.writeFileSync(path.join(root, 'noise.bin'), crypto.randomBytes(3000));
   fs.mkdirSync(path.join(tmp, 'outside'));
   fs.writeFileSync(path.join(tmp, 'outside', 'secret.txt'), 'secret');
   // A folder inside the root that is a link to a folder outside it.
@@ -64,6 +68,34 @@ describe('readSmallBatch', () => {
     expect([...big.status]).toEqual([SMALL_NOT_READ, SMALL_READ]);
     const budget = readSmallBatch({ fs, Buffer }, job(['a.txt', 'sub/b.txt', 'empty'], { maxBytes: 5 }));
     expect([...budget.status]).toEqual([SMALL_READ, SMALL_NOT_READ, SMALL_NOT_READ]);
+  });
+
+  it("deflates for a zip: each file's CRC, deflated bytes when smaller, as read when not or when stored; the budget counts bytes read", () => {
+    const names = ['words.txt', 'noise.bin', 'words.txt', 'empty', 'a.txt'];
+    const store = Uint8Array.from([0, 0, 1, 0, 0]);
+    const r = readSmallBatch({ fs, Buffer, zlib }, job(names, { deflate: { level: 6, store } }));
+    expect([...r.status]).toEqual(names.map(() => SMALL_READ));
+    expect([...r.method!]).toEqual([8, 0, 0, 0, 0]);
+    names.forEach((n, i) => {
+      const original = fs.readFileSync(path.join(root, n));
+      const bytes = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.off[i + 1] - r.off[i]);
+      expect(r.crc![i], n).toBe(zlib.crc32(original));
+      expect(r.num[i * 3 + 2], n).toBe(original.length);
+      expect((r.method![i] === 8 ? zlib.inflateRawSync(bytes) : bytes).equals(original), n).toBe(true);
+    });
+    expect(r.off[1] - r.off[0]).toBeLessThan(3200);
+    // 3,200 bytes read, a few dozen written: the next file is past a 3,000-byte budget all the same.
+    const budget = readSmallBatch({ fs, Buffer, zlib }, job(['words.txt', 'a.txt'], { maxBytes: 3000, deflate: { level: 6, store: new Uint8Array(2) } }));
+    expect([...budget.status]).toEqual([SMALL_READ, SMALL_NOT_READ]);
+  });
+
+  it('gives the same answer in a worker thread, deflated too', async () => {
+    const j = job(['words.txt', 'noise.bin', 'a.txt'], { deflate: { level: 6, store: new Uint8Array(3) } });
+    const here = readSmallBatch({ fs, Buffer, zlib }, j);
+    const there = await readSmallFilesInWorker(j);
+    expect(there).toBeDefined();
+    for (const key of ['status', 'num', 'off', 'crc', 'method'] as const) expect([...there![key]!], key).toEqual([...here[key]!]);
+    expect(Buffer.from(there!.data).equals(Buffer.from(here.data))).toBe(true);
   });
 
   it('gives the same answer in a worker thread', async () => {

@@ -1,18 +1,30 @@
 /**
- * appendChunk (services/uploads/append.ts) with a body that is already gone when the chunk gets
- * its turn: it settles at once instead of waiting for events that never come (which held the
- * upload's lock for ever, so a DELETE taking it over never answered).
+ * appendChunk (services/uploads/append.ts): a body that is already gone when the chunk gets its
+ * turn settles at once instead of waiting for events that never come (which held the upload's
+ * lock for ever, so a DELETE taking it over never answered); the body's small pieces are written
+ * in large batches, and the pieces that arrived before the client went away are still written.
  */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appendChunk, ClientGoneError } from '../../src/services/uploads/append.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-append-'));
 const part = path.join(dir, 'part');
-afterEach(() => fs.writeFileSync(part, ''));
+afterEach(() => {
+  fs.writeFileSync(part, '');
+  vi.restoreAllMocks();
+  vi.useRealTimers();
+});
+
+/** Writes `piece` to the body and waits until the pump has taken it. */
+async function feed(body: PassThrough, piece: Buffer): Promise<void> {
+  await new Promise<void>((resolve, reject) => body.write(piece, (err) => (err ? reject(err) : resolve())));
+  await expect.poll(() => body.readableLength).toBe(0);
+}
 fs.writeFileSync(part, '');
 
 describe('appendChunk', () => {
@@ -31,11 +43,37 @@ describe('appendChunk', () => {
     await expect(appendChunk(part, 0, 10, body)).rejects.toBeInstanceOf(ClientGoneError);
   });
 
+  it('writes small pieces in batches: at 1 MiB, or 50 ms after the first byte of a smaller batch', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const fh = await fsp.open(part, 'r');
+    const writev = vi.spyOn(Object.getPrototypeOf(fh) as fsp.FileHandle, 'writev');
+    await fh.close();
+    const piece = Buffer.alloc(64 * 1024, 7);
+    const body = new PassThrough();
+    const done = appendChunk(part, 0, 3 * 1024 * 1024, body);
+    await expect.poll(() => body.listenerCount('data')).toBe(1); // the part file is open
+    const feedNow = (n: number) => {
+      for (let i = 0; i < n; i++) {
+        body.write(piece);
+        expect(body.readableLength).toBe(0); // taken by the pump at once
+      }
+    };
+    feedNow(8);
+    expect(writev).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(50);
+    expect(writev).toHaveBeenCalledTimes(1);
+    await expect.poll(() => fs.statSync(part).size).toBe(8 * piece.length);
+    feedNow(24);
+    body.end();
+    expect(await done).toBe(32 * piece.length);
+    expect(writev.mock.calls.length).toBeLessThanOrEqual(3);
+    expect(fs.readFileSync(part).equals(Buffer.alloc(32 * piece.length, 7))).toBe(true);
+  });
+
   it('fails when the body goes away half-way, keeping the bytes that arrived', async () => {
     const body = new PassThrough();
     const done = appendChunk(part, 0, 10, body);
-    body.write(Buffer.from('abc'));
-    await expect.poll(() => fs.readFileSync(part, 'utf8')).toBe('abc');
+    await feed(body, Buffer.from('abc'));
     body.destroy();
     await expect(done).rejects.toBeInstanceOf(ClientGoneError);
     expect(fs.readFileSync(part, 'utf8')).toBe('abc');

@@ -16,6 +16,17 @@ import { FmError, PayloadTooLargeError } from '../../errors.ts';
  * archives"); for a whole file in one PATCH it bounds what the last fsync has left to write.
  */
 const FLUSH_EVERY = 64 * 1024 * 1024;
+/**
+ * Write only once this much has arrived (or the body ended): the body comes in 64 KiB pieces,
+ * and a writev each time the previous write returned meant a write per piece or two, each with
+ * its round trip through the thread pool and its inode update in the kernel.
+ */
+const WRITE_AT_LEAST = 1024 * 1024;
+/**
+ * ...or once the first byte of a smaller batch has waited this long: a slow client's bytes still
+ * reach the part file (and HEAD's offset) soon.
+ */
+const WRITE_WITHIN_MS = 50;
 /** Stop reading the request while this much is waiting to be written. */
 const MAX_QUEUED = 4 * 1024 * 1024;
 
@@ -32,7 +43,8 @@ class TooLongError extends PayloadTooLargeError {}
 /**
  * Streams `body` into `part` at `offset` and fsyncs; returns the bytes written. More than
  * `remaining` bytes is a 413 and rolls the whole chunk back. Bytes that arrived before an
- * interruption are kept (and made durable): the client resumes after them.
+ * interruption (including those still queued for a batch) are kept and made durable: the client
+ * resumes after them.
  */
 export async function appendChunk(part: string, offset: number, remaining: number, body: Readable): Promise<number> {
   const fh = await fsp.open(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
@@ -63,7 +75,10 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
     let queued = 0;
     let writing: Promise<void> | undefined;
     let ended = false;
+    /** The client went away: the bytes that arrived are still written, then the chunk fails. */
+    let gone: ClientGoneError | undefined;
     let settled = false;
+    let waitTimer: NodeJS.Timeout | undefined;
     let unflushed = 0;
     let flushing: Promise<void> | undefined;
     let flushError: Error | undefined;
@@ -75,6 +90,7 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
     const settle = (err?: Error) => {
       if (settled) return;
       settled = true;
+      clearTimeout(waitTimer);
       detach();
       void Promise.allSettled([writing, flushing]).then(() => {
         const failure = err ?? flushError;
@@ -104,12 +120,21 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
         if (left > 0) buffers = dropBytes(buffers, bytesWritten);
       }
     };
-    const kick = () => {
+    const kick = (now = false) => {
       if (writing || settled) return;
       if (queue.length === 0) {
-        if (ended) settle();
+        if (ended) settle(gone);
         return;
       }
+      if (!ended && !now && queued < WRITE_AT_LEAST) {
+        waitTimer ??= setTimeout(() => {
+          waitTimer = undefined;
+          kick(true);
+        }, WRITE_WITHIN_MS);
+        return;
+      }
+      clearTimeout(waitTimer);
+      waitTimer = undefined;
       const batch = queue;
       queue = [];
       queued = 0;
@@ -143,10 +168,15 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
       ended = true;
       kick();
     };
-    const onError = (err: Error) => settle(err instanceof FmError ? err : new ClientGoneError());
-    const onClose = () => {
-      if (!ended) settle(new ClientGoneError());
+    const onGone = () => {
+      if (ended) return;
+      ended = true;
+      gone = new ClientGoneError();
+      kick();
     };
+    // An FmError is a termination (the upload's lock taken over): nothing more is written.
+    const onError = (err: Error) => (err instanceof FmError ? settle(err) : onGone());
+    const onClose = onGone;
 
     body.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
     if (body.readableEnded) onEnd();

@@ -2,7 +2,7 @@
 import { Transform } from 'node:stream';
 
 /**
- * Joins the archiver's many small writes (a header, a data descriptor, a small file) into
+ * Joins the archive writers' many small writes (a header, a data descriptor, a small file) into
  * chunks of about `size` bytes, so the compressor and the socket see a few large writes
  * instead of tens of thousands of tiny ones.
  */

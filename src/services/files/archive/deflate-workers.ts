@@ -9,11 +9,10 @@
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { packEntry, type PackedEntry } from './zip-writer.ts';
+import { packEntry, type PackedEntry, ZIP_LEVEL } from './zip-writer.ts';
 
 const BATCH_BYTES = 1 << 20;
 const BATCH_ENTRIES = 64;
-const LEVEL = 6;
 
 /** The worker: deflates each entry of a batch and returns the CRCs and the deflated bytes of those that shrank. */
 const WORKER_SOURCE = `
@@ -76,7 +75,7 @@ class DeflateWorker {
   broken = false;
 
   run(data: Uint8Array, lens: number[]): Promise<BatchResult> {
-    return this.post({ data, lens, level: LEVEL }, data);
+    return this.post({ data, lens, level: ZIP_LEVEL }, data);
   }
 
   gzip(data: Uint8Array, level: number): Promise<{ data: Uint8Array }> {

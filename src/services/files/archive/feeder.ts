@@ -1,5 +1,5 @@
 /**
- * Feeds an archiver its entries in order: folders, files (small ones read ahead in batches in
+ * Feeds an archive writer its entries in order: folders, files (small ones read ahead in batches in
  * worker threads, large ones streamed in their turn) and links to files inside the scope.
  * Entries that cannot be archived are listed in a last text entry, LEFT_OUT_NAME.
  */
@@ -36,7 +36,7 @@ export const LEFT_OUT_NAME = 'fm-left-out.txt';
 
 /** Files up to this size are read whole, ahead of their turn; larger ones are streamed in their turn. */
 const READ_AHEAD_MAX_SIZE = 256 * 1024;
-/** How many entries are prepared ahead of the archiver; refilled when half of them are used. */
+/** How many entries are prepared ahead of the writer; refilled when half of them are used. */
 const READ_AHEAD_ENTRIES = 128;
 /** Small files read together in a worker thread: at most this many, and this many bytes. */
 const BATCH_FILES = 64;
@@ -58,7 +58,6 @@ const UNREADABLE = 'could not be read (it vanished, is unreadable or was replace
  */
 export class Feeder {
   stopped = false;
-  failed = false;
   finished = false;
   private current?: { stream?: Readable; reject: (err: Error) => void };
   private readonly ahead: Array<Promise<Prepared | undefined>> = [];
@@ -87,13 +86,6 @@ export class Feeder {
     this.current?.stream?.destroy();
     this.current?.reject(new Error('archive stopped'));
     this.release();
-    // Not archive.abort(): with tar it calls unpipe() on tar-stream, which has none, and throws.
-  }
-
-  fail(err: Error): void {
-    this.failed = true;
-    this.current?.reject(err);
-    this.release();
   }
 
   /** Closes the handles of entries prepared but never appended. */
@@ -111,11 +103,13 @@ export class Feeder {
       if (!batch.length) return;
       const files = batch;
       batch = [];
+      const level = this.sink.readerDeflate?.level;
       const read = readSmallFilesInWorker({
         paths: files.map((f) => osPath(f.real)),
         root: osPath(this.access.rootReal),
         maxSize: READ_AHEAD_MAX_SIZE,
         maxBytes: BATCH_BYTES,
+        deflate: level === undefined ? undefined : { level, store: Uint8Array.from(files, (f) => (STORED.test(f.name) ? 1 : 0)) },
       });
       files.forEach((f, i) => {
         // Without a worker, or when it fails, or for a file it did not read: here.
@@ -175,9 +169,14 @@ export class Feeder {
   /** Entry i of a worker's batch (undefined: left out). */
   private fromBatch(r: SmallReadResult, i: number, name: string): Prepared | undefined {
     if (r.status[i] !== SMALL_READ) return this.leave(name, UNREADABLE);
-    const source = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.num[i * 3 + 2]);
+    const bytes = Buffer.from(r.data.buffer, r.data.byteOffset + r.off[i], r.off[i + 1] - r.off[i]);
     const data = { name, date: new Date(r.num[i * 3 + 1]), mode: r.num[i * 3] & 0o777, store: STORED.test(name) };
-    return { data, packed: this.pack(source, data) };
+    const take = this.sink.readerDeflate?.take;
+    if (take && r.crc && r.method) {
+      const packed = { method: r.method[i] === 8 ? 8 : 0, crc: r.crc[i], size: r.num[i * 3 + 2], data: bytes } as const;
+      return { data, packed: Promise.resolve(take(packed)) };
+    }
+    return { data, packed: this.pack(bytes, data) };
   }
 
   private async *items(targets: Target[]): AsyncGenerator<Item> {
@@ -279,7 +278,7 @@ export class Feeder {
         if (err) reject(err);
         else resolve();
       };
-      // archiver does not forward source errors: a read error must fail the archive here.
+      // A read error must fail the archive even while the writer waits on the output.
       const stream = 'stream' in source ? source.stream : undefined;
       stream?.once('error', (err) => done(err));
       this.current = { stream, reject: (err) => done(err) };

@@ -1,22 +1,20 @@
 /**
- * Archive streams for raw folder downloads: zip (zip-writer.ts), or tar (archiver) piped through
+ * Archive streams for raw folder downloads: zip (zip-writer.ts), or tar (tar-writer.ts) piped through
  * a compressor (compressors.ts). Entries are fed in order (feeder.ts: small files read and, for
  * zip, deflated a bounded window ahead; one large file open at a time; output backpressure
  * respected), so memory stays flat whatever the size of the tree. Entry names are
  * relative, '/'-separated, free of backslashes, and never absolute or climbing; names that are
- * not UTF-8 keep their exact bytes (names.ts). Entries the gate hides are left out and links are
+ * not UTF-8 keep their exact bytes. Entries the gate hides are left out and links are
  * never followed out of the scope. Nothing else is dropped silently: an entry that cannot be
  * archived (vanished, unreadable, a link to a folder) is named in a last text entry, LEFT_OUT_NAME.
  */
 import { PassThrough, type Readable } from 'node:stream';
-import { TarArchive } from 'archiver';
 import type { ArchiveAlgo } from '../../../api/files.ts';
 import type { Access, Gate, Target } from '../gate.ts';
 import { coalescer } from './coalescer.ts';
 import { createCompressor } from './compressors.ts';
 import { Feeder } from './feeder.ts';
-import { keepByteNames } from './names.ts';
-import { archiverSink, zipSink } from './sinks.ts';
+import { tarSink, zipSink } from './sinks.ts';
 
 export { entryName, LEFT_OUT_NAME } from './feeder.ts';
 
@@ -46,22 +44,7 @@ export async function createArchiveStream(
     onError(err);
     out.destroy(err);
   };
-  let feeder: Feeder;
-  if (algo === 'zip') {
-    feeder = new Feeder(gate, access, zipSink(joined), base, onLeftOut);
-  } else {
-    // The archiver is never destroyed: tearing down its tar engine mid-entry makes tar-stream
-    // emit an error nobody can listen to.
-    const archive = new TarArchive();
-    keepByteNames(archive);
-    feeder = new Feeder(gate, access, archiverSink(archive), base, onLeftOut);
-    archive.on('warning', () => {});
-    archive.on('error', (err) => {
-      feeder.fail(err);
-      fail(err);
-    });
-    archive.pipe(joined);
-  }
+  const feeder = new Feeder(gate, access, algo === 'zip' ? zipSink(joined) : tarSink(joined), base, onLeftOut);
   if (compressor) {
     compressor.on('error', fail);
     joined.pipe(compressor).pipe(out);
@@ -73,7 +56,7 @@ export async function createArchiveStream(
     compressor?.destroy();
   });
   feeder.run(targets).catch((err: Error) => {
-    if (feeder.stopped && !feeder.failed) return; // the client left
+    if (feeder.stopped) return; // the client left
     fail(err);
   });
   return out;

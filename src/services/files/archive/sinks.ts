@@ -1,12 +1,12 @@
 /**
  * Where the feeder's entries go, in order: the zip writer (small entries deflated ahead of their
- * turn, in batches in worker threads) or archiver's tar engine (bytes as they are).
+ * turn, by the workers that read them or in batches in the deflate workers) or the tar writer
+ * (bytes as they are).
  */
-import type { Stats } from '../disk/types.ts';
 import type { Readable, Writable } from 'node:stream';
-import type { Archiver } from 'archiver';
 import { createDeflateBatcher } from './deflate-workers.ts';
-import { packEntry, type PackedEntry, ZipWriter } from './zip-writer.ts';
+import { TarWriter } from './tar-writer.ts';
+import { packEntry, type PackedEntry, ZIP_LEVEL, ZipWriter } from './zip-writer.ts';
 
 /** What an archive records of an entry. `name` ends with '/' for a folder. */
 export interface EntryData {
@@ -22,6 +22,11 @@ export interface EntryData {
 export interface ArchiveSink<P = unknown> {
   /** Work on a small entry's bytes that can start before its turn; its result goes to `addBytes`. */
   prepare(source: Buffer, entry: EntryData): Promise<P>;
+  /**
+   * A zip's small files are deflated by the worker that reads them (disk/small-files.ts), at
+   * this level; `take` turns such an entry into what `prepare` would have made of it.
+   */
+  readerDeflate?: { level: number; take(packed: PackedEntry): P };
   addBytes(entry: EntryData, prepared: P): Promise<void>;
   /** A large file, streamed in its turn: exactly `size` bytes unless the file shrank. */
   addStream(entry: EntryData, source: Readable, size: number): Promise<void>;
@@ -34,26 +39,20 @@ export function zipSink(out: Writable): ArchiveSink<PackedEntry> {
   const batcher = createDeflateBatcher();
   return {
     prepare: (source, entry) => (entry.store || source.length === 0 ? packEntry(source, true) : batcher.pack(source)),
+    readerDeflate: { level: ZIP_LEVEL, take: (packed) => packed },
     addBytes: (entry, packed) => writer.addPacked(entry, packed),
     addStream: (entry, source, size) => writer.addStream(entry, source, size, entry.store === true),
     finish: () => writer.finish(),
   };
 }
 
-/** A sink over an archiver (tar): each entry is written before the next is appended. */
-export function archiverSink(archive: Archiver): ArchiveSink<Buffer> {
-  const append = (source: Buffer | Readable, entry: EntryData, size?: number) =>
-    new Promise<void>((resolve) => {
-      archive.once('entry', () => resolve());
-      // For a stream, archiver's tar plugin takes the header's size from `stats.size` (without
-      // stats it would collect the whole file in memory first); it reads nothing else of them.
-      const stats = size === undefined ? undefined : ({ size } as Stats);
-      archive.append(source, { name: entry.name, date: entry.date, mode: entry.mode, type: entry.folder ? 'directory' : 'file', stats });
-    });
+/** A tar sink writing into `out`. */
+export function tarSink(out: Writable): ArchiveSink<Buffer> {
+  const writer = new TarWriter(out);
   return {
     prepare: (source) => Promise.resolve(source),
-    addBytes: (entry, source) => append(source, entry),
-    addStream: (entry, source, size) => append(source, entry, size),
-    finish: () => archive.finalize(),
+    addBytes: (entry, source) => writer.addBytes(entry, source),
+    addStream: (entry, source, size) => writer.addStream(entry, source, size),
+    finish: () => writer.finish(),
   };
 }

@@ -33,7 +33,8 @@ export interface PackedEntry {
 }
 
 const deflateRaw = promisify(zlib.deflateRaw);
-const LEVEL = 6;
+/** zip -6, the CLI's default. */
+export const ZIP_LEVEL = 6;
 const MAX32 = 0xffffffff;
 /** Streamed entries at least this large get zip64 sizes (deflate can grow incompressible data a little). */
 const ZIP64_STREAM_SIZE = 0xf0000000;
@@ -45,7 +46,7 @@ const MADE_BY_UNIX = 3 << 8;
 export async function packEntry(data: Buffer, store: boolean): Promise<PackedEntry> {
   const crc = zlib.crc32(data);
   if (store || data.length === 0) return { method: 0, crc, size: data.length, data };
-  const deflated = await deflateRaw(data, { level: LEVEL });
+  const deflated = await deflateRaw(data, { level: ZIP_LEVEL });
   return deflated.length < data.length ? { method: 8, crc, size: data.length, data: deflated } : { method: 0, crc, size: data.length, data };
 }
 
@@ -168,7 +169,7 @@ export class ZipWriter {
       }
     };
     if (store) await pipeline(source, counted, writeOut);
-    else await pipeline(source, counted, zlib.createDeflateRaw({ level: LEVEL }), writeOut);
+    else await pipeline(source, counted, zlib.createDeflateRaw({ level: ZIP_LEVEL }), writeOut);
     const d = Buffer.alloc(zip64 ? 24 : 16);
     d.writeUInt32LE(0x08074b50, 0);
     d.writeUInt32LE(e.crc, 4);

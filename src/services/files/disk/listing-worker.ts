@@ -162,6 +162,7 @@ const { parentPort } = require('node:worker_threads');
 const deps = {
   fs: require('node:fs'),
   path: require('node:path'),
+  zlib: require('node:zlib'),
   Buffer,
   goFileMode: (${goFileMode.toString()}),
   itemJson: (${itemJson.toString()}),
@@ -176,7 +177,8 @@ parentPort.on('message', (job) => {
   try {
     if (job.op === 'read') {
       const r = readSmallBatch(deps, job);
-      parentPort.postMessage({ id: job.id, result: r }, [r.status.buffer, r.num.buffer, r.data.buffer, r.off.buffer]);
+      const deflated = r.crc ? [r.crc.buffer, r.method.buffer] : [];
+      parentPort.postMessage({ id: job.id, result: r }, [r.status.buffer, r.num.buffer, r.data.buffer, r.off.buffer, ...deflated]);
     } else if (job.op === 'dav') {
       const r = davBatch(deps, job);
       parentPort.postMessage({ id: job.id, result: r }, [r.frag.buffer, r.fragOff.buffer, r.kind.buffer]);
