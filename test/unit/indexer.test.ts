@@ -6,7 +6,6 @@ import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
 import { TrigramIndex } from '../../src/services/indexer/trigrams.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { SearchIndex } from '../../src/services/indexer/index.ts';
-import { refreshLossyPath, scanTree, type ScanContext } from '../../src/services/indexer/scanner.ts';
 import { silentLogger } from '../../src/services/context.ts';
 
 const file = (name: string, size = 1) => ({ name, size, mtimeMs: 1000, isDir: false, isLink: false, type: 'text' as const });
@@ -182,27 +181,5 @@ describe('names that are not UTF-8', () => {
     await idx.start();
     expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
     await idx.close();
-  });
-
-  it('a lossy watcher path refreshes every entry it may stand for', async () => {
-    const store = new EntryStore();
-    const ctx: ScanContext = { store, root, skip: () => false, onAdd: () => {} };
-    await scanTree(ctx, ROOT_ID, root);
-    const lossy = (...segments: string[]) => [root, ...segments].join('/');
-
-    fs.writeFileSync(at('a\xe8', 'new.txt'), 'n');
-    fs.writeFileSync(at('a\xe9', 'x.txt'), 'grown');
-    await refreshLossyPath(ctx, lossy('a\ufffd', 'new.txt'));
-    await refreshLossyPath(ctx, lossy('a\ufffd', 'x.txt'));
-    expect(store.lookup('/a\uf7e8/new.txt')).toBeGreaterThan(0);
-    expect(store.lookup('/a\uf7e9/new.txt')).toBe(-1);
-    expect(store.size[store.lookup('/a\uf7e9/x.txt')]).toBe(5);
-
-    fs.rmSync(at('a\xe8', 'new.txt'));
-    fs.rmSync(at('caf\xe9.txt'));
-    await refreshLossyPath(ctx, lossy('a\ufffd', 'new.txt'));
-    await refreshLossyPath(ctx, lossy('caf\ufffd\ufffd.txt')); // decoders may give one U+FFFD per byte
-    expect(store.lookup('/a\uf7e8/new.txt')).toBe(-1);
-    expect(store.lookup('/caf\uf7e9.txt')).toBe(-1);
   });
 });

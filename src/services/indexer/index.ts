@@ -10,8 +10,8 @@ import type { Logger } from '../context.ts';
 import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
-import { reconcileDir, refreshLossyPath, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
-import { isSuspect } from '../files/disk/names.ts';
+import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
+import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tree-watcher.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -56,11 +56,11 @@ export interface IndexOptions {
   pollIntervalMs?: number;
   /** Snapshot period while changes accumulate, ms (default 10 min). */
   saveIntervalMs?: number;
-  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly. */
+  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly (never, since names arrive as bytes). */
   onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
+  /** How one folder is watched (tests inject failures). */
+  watchFolder?: WatchFolder;
 }
-
-type Subscription = { unsubscribe(): Promise<void> };
 
 export class SearchIndex {
   private store = new EntryStore();
@@ -75,7 +75,7 @@ export class SearchIndex {
   private queue: Promise<void> = Promise.resolve();
   private dirty = false;
   private readonly abort = new AbortController();
-  private subscription?: Subscription;
+  private watcher?: TreeWatcher;
   private timers: NodeJS.Timeout[] = [];
   readonly snapshotFile: string;
 
@@ -97,6 +97,7 @@ export class SearchIndex {
       onRemove: () => {
         this.dirty = true;
       },
+      onFolder: (abs) => this.watcher?.watch(abs),
     };
   }
 
@@ -110,16 +111,16 @@ export class SearchIndex {
   }
 
   /**
-   * Starts indexing in the background; resolves when the index is ready. The watcher subscribes
-   * before the scan: a change made while the scan runs (in a folder it has already read) arrives
-   * as an event, queued behind the scan and applied right after it, so nothing made during
-   * start-up is missed.
+   * Starts indexing in the background; resolves when the index is ready. The scan watches each
+   * folder just before it reads it: a change made while the scan runs (in a folder it has
+   * already read) arrives as an event, queued behind the scan and applied right after it, so
+   * nothing made during start-up is missed.
    */
   start(): Promise<void> {
     this.started = true;
     return this.enqueue(async () => {
       const started = Date.now();
-      await this.startWatching();
+      this.startWatching();
       this.scanning = true;
       const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (_store, id) => {
         this.trigrams.add(id, _store.names[id].toLowerCase());
@@ -151,35 +152,33 @@ export class SearchIndex {
     });
   }
 
-  private async startWatching(): Promise<void> {
-    if (this.opts.watch === false) return this.startPolling();
-    try {
-      const watcher = await import('@parcel/watcher');
-      this.subscription = await watcher.subscribe(this.opts.root, (err, events) => {
-        if (err) {
-          this.opts.log.warn(`search index: watcher error (${err.message}); switching to polling`);
-          void this.subscription?.unsubscribe().catch(() => {});
-          this.subscription = undefined;
-          this.startPolling();
-          return;
-        }
-        for (const e of events) if (!this.opts.skip(e.path)) this.opts.onDiskEvent?.(e.path, e.type, isSuspect(e.path));
-        void this.enqueue(async () => {
-          const ctx = this.ctx();
-          for (const e of events) {
-            if (this.opts.skip(e.path)) continue;
-            // The watcher's paths are lossy for names that are not UTF-8: look those up on disk.
-            if (isSuspect(e.path)) await refreshLossyPath(ctx, e.path);
-            else if (e.type === 'delete') removePath(ctx, e.path);
-            else await upsertPath(ctx, e.path);
-          }
-        });
-      });
-      this.watching = 'watcher';
-    } catch (err) {
-      this.opts.log.warn(`search index: cannot watch ${this.opts.root} (${(err as Error).message}); reconciling periodically`);
+  private startWatching(): void {
+    if (this.opts.watch === false) {
       this.startPolling();
+      return;
     }
+    this.watcher = new TreeWatcher({
+      skip: this.opts.skip,
+      watchFolder: this.opts.watchFolder,
+      onEvents: (events) => this.heard(events),
+      onError: (err) => {
+        this.opts.log.warn(`search index: cannot watch ${this.opts.root} (${err.message}); reconciling periodically`);
+        this.watcher = undefined;
+        this.startPolling();
+      },
+    });
+    this.watching = 'watcher';
+  }
+
+  private heard(events: TreeEvent[]): void {
+    for (const e of events) this.opts.onDiskEvent?.(e.path, e.type, false);
+    void this.enqueue(async () => {
+      const ctx = this.ctx();
+      for (const e of events) {
+        if (e.type === 'delete') removePath(ctx, e.path);
+        else await upsertPath(ctx, e.path);
+      }
+    });
   }
 
   private startPolling(): void {
@@ -337,7 +336,7 @@ export class SearchIndex {
   async close(): Promise<void> {
     this.abort.abort();
     for (const t of this.timers) clearInterval(t);
-    await this.subscription?.unsubscribe().catch(() => {});
+    this.watcher?.close();
     await this.queue.catch(() => {});
     if (this.ready && this.dirty) {
       this.dirty = false;

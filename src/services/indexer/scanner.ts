@@ -9,7 +9,6 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { typeFromName } from '../files/types.ts';
 import { isPartialName } from '../files/io.ts';
 import { readNamesSync } from '../files/disk/dirents.ts';
-import { hasEscapes, isSuspect, nameBytes } from '../files/disk/names.ts';
 import { lstatOrUndefined } from '../files/disk/lookup.ts';
 import type { Stats } from '../files/disk/types.ts';
 import { type EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
@@ -29,6 +28,8 @@ export interface ScanContext {
   onRemove?: (ids: number[]) => void;
   /** Stops a long scan (shutdown). */
   signal?: AbortSignal;
+  /** Told of every folder just before it is read (the watcher watches it from then on). */
+  onFolder?: (abs: string) => void;
 }
 
 export function entryFromStats(name: string, st: Stats): EntryData {
@@ -55,6 +56,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
   const stack: Array<[number, string]> = [[dirId, dirAbs]];
   while (stack.length) {
     const [id, abs] = stack.pop()!;
+    ctx.onFolder?.(abs);
     let names: string[];
     try {
       names = readNamesSync(abs);
@@ -146,6 +148,7 @@ export async function reconcileDir(ctx: ScanContext, dirId: number, dirAbs: stri
   while (stack.length) {
     const [id, abs] = stack.pop()!;
     if (due()) await pause(ctx.signal);
+    ctx.onFolder?.(abs);
     const st = lstatOrUndefined(abs);
     if (!st?.isDirectory()) {
       if (id !== ROOT_ID) removeEntry(ctx, id);
@@ -189,50 +192,4 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
     ctx.onAdd(newId);
     if (st.isDirectory()) await scanTree(ctx, newId, childAbs);
   }
-}
-
-/**
- * A watcher event whose path came through lossy: the watcher hands over paths as strings and
- * turns bytes that are not UTF-8 into U+FFFD, so the path may stand for several entries. Every
- * indexed folder it may lie in is re-read (names added or removed) and every indexed entry it
- * may name is refreshed.
- */
-export async function refreshLossyPath(ctx: ScanContext, lossyAbs: string): Promise<void> {
-  const rel = path.relative(ctx.root, lossyAbs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return;
-  const { store } = ctx;
-  const segments = rel.split(path.sep);
-  let dirs: Array<[number, string]> = [[ROOT_ID, ctx.root]];
-  for (const seg of segments.slice(0, -1)) {
-    const next: Array<[number, string]> = [];
-    for (const [id, abs] of dirs) {
-      for (const child of childrenNamed(store, id, seg)) if (store.isDir(child)) next.push([child, path.join(abs, store.names[child])]);
-    }
-    dirs = next;
-  }
-  const last = segments[segments.length - 1];
-  for (const [id, abs] of dirs) {
-    await reconcileDir(ctx, id, abs, false);
-    for (const child of childrenNamed(store, id, last)) await upsertPath(ctx, path.join(abs, store.names[child]));
-  }
-}
-
-/** The children of a folder whose name a lossy decoder would show as `lossy`. */
-function childrenNamed(store: EntryStore, dir: number, lossy: string): number[] {
-  if (!isSuspect(lossy)) {
-    const id = store.child(dir, lossy);
-    return id >= 0 ? [id] : [];
-  }
-  const key = lossyKey(lossy);
-  return (store.children[dir] ?? []).filter((id) => lossyKey(lossyForm(store.names[id])) === key);
-}
-
-/** A name as a lossy UTF-8 decoder shows it: each invalid sequence becomes U+FFFD. */
-function lossyForm(name: string): string {
-  return hasEscapes(name) ? nameBytes(name).toString('utf8') : name;
-}
-
-/** Decoders differ in how many U+FFFD one invalid sequence gives: compare with runs collapsed. */
-function lossyKey(s: string): string {
-  return s.replace(/\ufffd+/g, '\ufffd');
 }
