@@ -18,13 +18,13 @@ describe('EntryStore', () => {
     const b = s.add(a, dir('b'));
     s.add(b, file('x', 10));
     const y = s.add(a, file('y', 5));
-    expect(s.treeSize[ROOT_ID]).toBe(15);
-    expect(s.treeSize[a]).toBe(15);
+    expect(s.treeSizeOf(ROOT_ID)).toBe(15);
+    expect(s.treeSizeOf(a)).toBe(15);
     s.update(y, 7, 2000);
-    expect(s.treeSize[a]).toBe(17);
+    expect(s.treeSizeOf(a)).toBe(17);
     s.remove(b);
-    expect(s.treeSize[a]).toBe(7);
-    expect(s.treeSize[ROOT_ID]).toBe(7);
+    expect(s.treeSizeOf(a)).toBe(7);
+    expect(s.treeSizeOf(ROOT_ID)).toBe(7);
     expect(s.lookup('/a/b/x')).toBe(-1);
     expect(s.pathOf(y)).toBe('/a/y');
     expect(s.live).toBe(3);
@@ -37,9 +37,9 @@ describe('EntryStore', () => {
     s.add(b, file('x', 1));
     s.add(b, file('z', 1));
     s.add(a, file('y', 1));
-    expect([s.treeCount[ROOT_ID], s.treeCount[a], s.treeCount[b]]).toEqual([5, 4, 2]);
+    expect([s.treeCountOf(ROOT_ID), s.treeCountOf(a), s.treeCountOf(b)]).toEqual([5, 4, 2]);
     s.remove(b);
-    expect([s.treeCount[ROOT_ID], s.treeCount[a]]).toEqual([2, 1]);
+    expect([s.treeCountOf(ROOT_ID), s.treeCountOf(a)]).toEqual([2, 1]);
   });
 });
 
@@ -65,6 +65,22 @@ describe('TrigramIndex', () => {
     expect(out.slice(0, ids.length)).toEqual(ids);
     expect(out.length).toBe(ids.length + 50_000);
     expect(out[out.length - 1]).toBe(200_000_000 + 49_999 * 3);
+  });
+  it('decodes runs of consecutive ids and gaps exactly, also when trimmed between additions', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let trial = 0; trial < 200; trial++) {
+      const t = new TrigramIndex();
+      const ids: number[] = [];
+      let id = 0;
+      for (let i = 0; i < 50; i++) {
+        id += random() < 0.6 ? 1 : 1 + Math.floor(random() * 300);
+        ids.push(id);
+        t.add(id, 'abc');
+        if (random() < 0.1) t.trim();
+      }
+      expect([...(t.candidates('abc') ?? [])]).toEqual(ids);
+    }
   });
 });
 

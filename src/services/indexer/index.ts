@@ -90,9 +90,9 @@ export class SearchIndex {
       root: this.opts.root,
       skip: this.opts.skip,
       signal: this.abort.signal,
-      onAdd: (id) => {
+      onAdd: (id, name) => {
         this.dirty = true;
-        this.trigrams.add(id, this.store.names[id].toLowerCase());
+        this.trigrams.add(id, name.toLowerCase());
       },
       onRemove: () => {
         this.dirty = true;
@@ -122,8 +122,8 @@ export class SearchIndex {
       const started = Date.now();
       this.startWatching();
       this.scanning = true;
-      const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (_store, id) => {
-        this.trigrams.add(id, _store.names[id].toLowerCase());
+      const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (id, name) => {
+        this.trigrams.add(id, name.toLowerCase());
       });
       const progress = setInterval(() => this.opts.log.info(`search index: ${this.store.live - 1} entries so far`), 2000);
       try {
@@ -256,14 +256,14 @@ export class SearchIndex {
   dirSize(abs: string): number | undefined {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
-    return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
+    return id >= 0 && this.store.isDir(id) ? this.store.treeSizeOf(id) : undefined;
   }
 
   /** Bytes and number of entries under a folder, from the index; undefined until it is ready or when not indexed. */
   treeUsage(abs: string): { bytes: number; files: number } | undefined {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
-    return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSize[id], files: this.store.treeCount[id] } : undefined;
+    return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSizeOf(id), files: this.store.treeCountOf(id) } : undefined;
   }
 
   /** The entries and the id of a folder, for reads that walk the index (the analyzer); undefined until ready. */
@@ -278,8 +278,8 @@ export class SearchIndex {
     const id = this.idOf(dirAbs);
     if (id < 0 || !this.store.isDir(id)) return undefined;
     const out = new Map<string, number>();
-    for (const child of this.store.children[id] ?? []) {
-      if (this.store.isDir(child)) out.set(this.store.names[child], this.store.treeSize[child]);
+    for (const child of this.store.childIds(id)) {
+      if (this.store.isDir(child)) out.set(this.store.name(child), this.store.treeSizeOf(child));
     }
     return out;
   }
@@ -297,14 +297,14 @@ export class SearchIndex {
     const lowered = needles.map((t) => t.toLowerCase());
     const matches = (id: number): boolean => {
       if (needles.length) {
-        const name = store.names[id];
+        const name = store.name(id);
         const hay = caseSensitive ? name : name.toLowerCase();
         const list = caseSensitive ? needles : lowered;
         if (!list.some((t) => hay.includes(t))) return false;
       }
       if (filter) {
         const isDir = store.isDir(id);
-        if (!filter({ name: store.names[id], size: isDir ? store.treeSize[id] : store.size[id], mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
+        if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
           return false;
         }
       }
@@ -312,7 +312,7 @@ export class SearchIndex {
     };
     const hit = (id: number): IndexHit => {
       const full = store.pathOf(id);
-      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.size[id], mtimeMs: store.mtime[id] };
+      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.sizeOf(id), mtimeMs: store.mtime[id] };
     };
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
     if (!lists) {

@@ -39,23 +39,22 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const newId = new Int32Array(store.count).fill(-1);
     newId[ROOT_ID] = 0;
     let next = 1;
-    const stack: number[] = [...(store.children[ROOT_ID] ?? [])].reverse();
+    const stack: number[] = store.childIds(ROOT_ID).reverse();
     while (stack.length) {
       const id = stack.pop()!;
       if (store.flags[id] & FLAG_DEAD) continue;
       newId[id] = next++;
-      const name = store.names[id];
-      const need = 4 + 1 + 8 + 8 + 2 + Buffer.byteLength(name);
+      const nameLength = store.nameLength(id);
+      const need = 4 + 1 + 8 + 8 + 2 + nameLength;
       if (off + need > buf.length) await flush();
       off = buf.writeInt32LE(newId[store.parent[id]], off);
       off = buf.writeUInt8(store.flags[id] & ~FLAG_DEAD, off);
-      off = buf.writeDoubleLE(store.size[id], off);
+      off = buf.writeDoubleLE(store.sizeOf(id), off);
       off = buf.writeDoubleLE(store.mtime[id], off);
-      const len = buf.write(name, off + 2);
-      buf.writeUInt16LE(len, off);
-      off += 2 + len;
-      const kids = store.children[id];
-      if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      off = buf.writeUInt16LE(nameLength, off);
+      off += store.copyName(id, buf, off);
+      const kids = store.childIds(id);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
     }
     await flush();
     await fh.sync();
@@ -66,7 +65,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
 }
 
 /** Loads a snapshot into a fresh store, or returns undefined when missing, damaged or for another root. */
-export function loadSnapshot(file: string, root: string, onAdd: (store: EntryStore, id: number) => void): EntryStore | undefined {
+export function loadSnapshot(file: string, root: string, onAdd: (id: number, name: string) => void): EntryStore | undefined {
   let data: Buffer;
   try {
     data = fs.readFileSync(file);
@@ -89,6 +88,7 @@ export function loadSnapshot(file: string, root: string, onAdd: (store: EntrySto
       const size = data.readDoubleLE(off + 5);
       const mtimeMs = data.readDoubleLE(off + 13);
       const len = data.readUInt16LE(off + 21);
+      if (off + 23 + len > data.length) return undefined;
       const name = data.toString('utf8', off + 23, off + 23 + len);
       off += 23 + len;
       if (parent < 0 || parent >= store.count || !store.isDir(parent)) return undefined;
@@ -100,9 +100,9 @@ export function loadSnapshot(file: string, root: string, onAdd: (store: EntrySto
         isLink: (flags & 2) !== 0,
         type: TYPE_CODES[flags >> 4] ?? 'blob',
       });
-      onAdd(store, id);
+      onAdd(id, name);
     }
-    return store;
+    return off === data.length ? store : undefined;
   } catch {
     return undefined;
   }

@@ -22,8 +22,8 @@ export interface ScanContext {
   root: string;
   /** Paths never indexed (fm's own files). */
   skip: (abs: string) => boolean;
-  /** Called for every entry added (the trigram index listens). */
-  onAdd: (id: number) => void;
+  /** Called for every entry added, with its name (the trigram index listens). */
+  onAdd: (id: number, name: string) => void;
   /** Called for every id removed. */
   onRemove?: (ids: number[]) => void;
   /** Stops a long scan (shutdown). */
@@ -63,8 +63,8 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
     } catch {
       continue;
     }
-    const kids = ctx.store.children[id];
-    const known = kids?.length ? new Set(kids.map((k) => ctx.store.names[k])) : undefined;
+    const kids = ctx.store.childIds(id);
+    const known = kids.length ? new Set(kids.map((k) => ctx.store.name(k))) : undefined;
     for (const name of names) {
       if (due()) await pause(ctx.signal);
       if (isPartialName(name) || known?.has(name)) continue;
@@ -73,7 +73,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
       const st = lstatOrUndefined(childAbs);
       if (!st) continue;
       const childId = ctx.store.add(id, entryFromStats(name, st));
-      ctx.onAdd(childId);
+      ctx.onAdd(childId, name);
       if (st.isDirectory()) stack.push([childId, childAbs]);
     }
   }
@@ -101,7 +101,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
       const st = lstatOrUndefined(dirAbs);
       if (!st?.isDirectory()) return;
       const id = ctx.store.add(dir, entryFromStats(seg, st));
-      ctx.onAdd(id);
+      ctx.onAdd(id, seg);
       await scanTree(ctx, id, dirAbs);
       return;
     }
@@ -123,7 +123,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
   }
   if (existing >= 0) removeEntry(ctx, existing);
   const id = ctx.store.add(dir, entryFromStats(name, st));
-  ctx.onAdd(id);
+  ctx.onAdd(id, name);
   if (st.isDirectory()) await scanTree(ctx, id, abs);
 }
 
@@ -160,8 +160,8 @@ export async function reconcileDir(ctx: ScanContext, dirId: number, dirAbs: stri
     }
     first = false;
     if (!recursive) continue;
-    for (const child of store.children[id] ?? []) {
-      if (store.isDir(child)) stack.push([child, path.join(abs, store.names[child])]);
+    for (const child of store.childIds(id)) {
+      if (store.isDir(child)) stack.push([child, path.join(abs, store.name(child))]);
     }
   }
 }
@@ -177,9 +177,10 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
   }
   const onDisk = new Set(names);
   const byName = new Map<string, number>();
-  for (const child of [...(store.children[id] ?? [])]) {
-    if (!onDisk.has(store.names[child])) removeEntry(ctx, child);
-    else byName.set(store.names[child], child);
+  for (const child of store.childIds(id)) {
+    const name = store.name(child);
+    if (!onDisk.has(name)) removeEntry(ctx, child);
+    else byName.set(name, child);
   }
   for (const name of names) {
     if (due()) await pause(ctx.signal);
@@ -189,7 +190,7 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
     const st = lstatOrUndefined(childAbs);
     if (!st) continue;
     const newId = store.add(id, entryFromStats(name, st));
-    ctx.onAdd(newId);
+    ctx.onAdd(newId, name);
     if (st.isDirectory()) await scanTree(ctx, newId, childAbs);
   }
 }
