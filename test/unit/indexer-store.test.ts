@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
+import { nameMatcher } from '../../src/services/indexer/match.ts';
 
 const file = (name: string, size = 1, mtimeMs = 1000.25) => ({ name, size, mtimeMs, isDir: false, isLink: false, type: 'text' as const });
 const dir = (name: string) => ({ name, size: 0, mtimeMs: 1700000000123.5, isDir: true, isLink: false, type: '' as const });
@@ -80,6 +81,32 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.pathOf(deepest).split('/').length).toBe(302);
     expect(s.treeCountOf(ROOT_ID)).toBe(3300);
     expect(s.lookup(s.pathOf(deepest))).toBe(deepest);
+  });
+});
+
+describe('matching names on the packed bytes', () => {
+  const s = new EntryStore();
+  const names = ['Report-2024.PDF', 'report.txt', '\u212Aelvin.txt', 'ÄRGER.md', 'caf\uf7e9.txt', 'x'];
+  const ids = names.map((n) => s.add(ROOT_ID, file(n)));
+  const matching = (terms: string[], caseSensitive: boolean) => {
+    const m = nameMatcher(s, terms, caseSensitive);
+    return ids.filter((id) => m(id)).map((id) => s.name(id));
+  };
+
+  it('ignores case as toLowerCase does, for ASCII names and the others', () => {
+    expect(matching(['report'], false)).toEqual(['Report-2024.PDF', 'report.txt']);
+    expect(matching(['.pdf', 'xyz'], false)).toEqual(['Report-2024.PDF']);
+    // The Kelvin sign lower-cases to an ASCII "k"; "Ä" to "ä".
+    expect(matching(['kelvin'], false)).toEqual(['\u212Aelvin.txt']);
+    expect(matching(['ärg'], false)).toEqual(['ÄRGER.md']);
+  });
+
+  it('matches exact bytes when case matters, escaped bytes included', () => {
+    expect(matching(['report'], true)).toEqual(['report.txt']);
+    expect(matching(['PDF'], true)).toEqual(['Report-2024.PDF']);
+    expect(matching(['f\uf7e9.'], true)).toEqual(['caf\uf7e9.txt']);
+    expect(matching(['f\uf7e8.'], true)).toEqual([]);
+    expect(matching(['txt.'], true)).toEqual([]);
   });
 });
 

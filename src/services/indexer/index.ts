@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Logger } from '../context.ts';
 import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
+import { nameMatcher } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
 import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
 import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tree-watcher.ts';
@@ -295,13 +296,9 @@ export class SearchIndex {
     const prefix = store.pathOf(dirId);
     const needles = terms.filter(Boolean);
     const lowered = needles.map((t) => t.toLowerCase());
+    const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
     const matches = (id: number): boolean => {
-      if (needles.length) {
-        const name = store.name(id);
-        const hay = caseSensitive ? name : name.toLowerCase();
-        const list = caseSensitive ? needles : lowered;
-        if (!list.some((t) => hay.includes(t))) return false;
-      }
+      if (named && !named(id)) return false;
       if (filter) {
         const isDir = store.isDir(id);
         if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {

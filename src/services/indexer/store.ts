@@ -149,6 +149,42 @@ export class EntryStore {
     return this.nameBytes.toString('utf8', id ? this.nameEnd[id - 1] : 0, this.nameEnd[id]);
   }
 
+  /**
+   * Whether the name holds `needle` (UTF-8 bytes in fm's string form): exactly, or ignoring ASCII
+   * case when `foldAscii` (the needle is then lower-case ASCII). Undefined when folding and the
+   * name is not all ASCII: the caller compares lower-cased strings instead.
+   */
+  nameHas(id: number, needle: Uint8Array, foldAscii: boolean): boolean | undefined {
+    const bytes = this.nameBytes;
+    const start = id ? this.nameEnd[id - 1] : 0;
+    const end = this.nameEnd[id];
+    const n = needle.length;
+    if (!foldAscii) {
+      next: for (let i = start; i + n <= end; i++) {
+        for (let j = 0; j < n; j++) if (bytes[i + j] !== needle[j]) continue next;
+        return true;
+      }
+      return false;
+    }
+    // An ASCII match is a match of the lower-cased string too; no match decides only for ASCII names.
+    let high = false;
+    for (let i = start; i < end; i++) {
+      if (bytes[i] >= 0x80) {
+        high = true;
+        continue;
+      }
+      if (i + n > end) continue;
+      let j = 0;
+      while (j < n) {
+        const b = bytes[i + j];
+        if ((b >= 0x41 && b <= 0x5a ? b | 0x20 : b) !== needle[j]) break;
+        j++;
+      }
+      if (j === n) return true;
+    }
+    return high ? undefined : false;
+  }
+
   /** How many bytes the name takes. */
   nameLength(id: number): number {
     return this.nameEnd[id] - (id ? this.nameEnd[id - 1] : 0);
