@@ -9,7 +9,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { typeFromName } from '../files/types.ts';
 import { isPartialName } from '../files/io.ts';
 import { readNamesSync } from '../files/disk/dirents.ts';
-import { lstatOrUndefined } from '../files/disk/lookup.ts';
+import { lstatOrUndefined, lstatPlainOrUndefined } from '../files/disk/lookup.ts';
+import { hasEscapes } from '../files/disk/names.ts';
 import type { Stats } from '../files/disk/types.ts';
 import { type EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
 
@@ -63,6 +64,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
     } catch {
       continue;
     }
+    const plain = !hasEscapes(abs) && !names.some(hasEscapes);
     const kids = ctx.store.childIds(id);
     const known = kids.length ? new Set(kids.map((k) => ctx.store.name(k))) : undefined;
     for (const name of names) {
@@ -70,7 +72,7 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
       if (isPartialName(name) || known?.has(name)) continue;
       const childAbs = abs === '/' ? `/${name}` : `${abs}/${name}`;
       if (ctx.skip(childAbs)) continue;
-      const st = lstatOrUndefined(childAbs);
+      const st = plain ? lstatPlainOrUndefined(childAbs) : lstatOrUndefined(childAbs);
       if (!st) continue;
       const childId = ctx.store.add(id, entryFromStats(name, st));
       ctx.onAdd(childId, name);

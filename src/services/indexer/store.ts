@@ -102,7 +102,16 @@ export class EntryStore {
       this.nameBytes.copy(bigger, 0, 0, start);
       this.nameBytes = bigger;
     }
-    this.nameEnd[id] = start + this.nameBytes.write(name, start);
+    // Most names are ASCII: copied here in a loop, cheaper than a call into Buffer's encoder each.
+    const bytes = this.nameBytes;
+    const n = name.length;
+    let i = 0;
+    while (i < n) {
+      const c = name.charCodeAt(i);
+      if (c >= 0x80) break;
+      bytes[start + i++] = c;
+    }
+    this.nameEnd[id] = i === n ? start + n : start + bytes.write(name, start);
   }
 
   private push(parent: number, e: EntryData): number {
