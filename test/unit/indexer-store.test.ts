@@ -135,6 +135,18 @@ describe('snapshots of the packed store', () => {
     expect(seen.sort()).toEqual(['a\uf7e9', 'caf\uf7e9.txt', 'huge', '名前'].sort());
   });
 
+  it('round-trip a snapshot many times the size of the reading buffer, records across its edges', async () => {
+    const s = new EntryStore();
+    for (let d = 0; d < 20; d++) {
+      const folder = s.add(ROOT_ID, dir(`folder-${d}`));
+      for (let f = 0; f < 1000; f++) s.add(folder, file(`${'n'.repeat((d * 7 + f) % 300)}-${f}`, f, f + 0.5));
+    }
+    const snapshot = path.join(data, 'big.bin');
+    await saveSnapshot(s, '/root', snapshot);
+    expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(dump(loadSnapshot(snapshot, '/root', () => {})!)).toEqual(dump(s));
+  });
+
   it('are ignored when written by an older version or damaged', async () => {
     const s = new EntryStore();
     s.add(ROOT_ID, file('x'));
@@ -147,5 +159,9 @@ describe('snapshots of the packed store', () => {
     expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
     fs.writeFileSync(snapshot, bytes.subarray(0, bytes.length - 3));
     expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
+    fs.writeFileSync(snapshot, Buffer.concat([bytes, Buffer.of(0)]));
+    expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
+    fs.writeFileSync(snapshot, bytes);
+    expect(loadSnapshot(snapshot, '/root', () => {})?.live).toBe(2);
   });
 });
