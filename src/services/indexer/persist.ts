@@ -53,6 +53,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
       off = buf.writeDoubleLE(store.mtime[id], off);
       off = buf.writeUInt16LE(nameLength, off);
       off += store.copyName(id, buf, off);
+      if (!store.isDir(id)) continue;
       const kids = store.childIds(id);
       for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
     }
