@@ -307,8 +307,16 @@ export class SearchIndex {
       }
       return dirId === ROOT_ID || store.isUnder(id, dirId);
     };
+    // Hits come in runs from the same folder: its path is spelt once per query.
+    const folderPaths = new Map<number, string>();
     const hit = (id: number): IndexHit => {
-      const full = store.pathOf(id);
+      const parent = store.parent[id];
+      let folder = folderPaths.get(parent);
+      if (folder === undefined) {
+        folder = store.pathOf(parent);
+        folderPaths.set(parent, folder);
+      }
+      const full = `${folder}/${store.name(id)}`;
       return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.sizeOf(id), mtimeMs: store.mtime[id] };
     };
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
