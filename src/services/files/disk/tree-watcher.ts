@@ -2,8 +2,10 @@
  * A recursive watcher of a folder tree, one `fs.watch` per folder (libuv keeps one inotify
  * instance per process and one watch per folder). The caller names the folders it has found
  * (`watch`, called by the index's scan just before it reads each folder, so a change after the
- * read arrives as an event); folders that appear later inside a watched folder are watched here,
- * with everything already in them reported as created (it may have landed before the watch).
+ * read arrives as an event). A folder that appears later inside a watched folder is watched here
+ * with every folder below it, then reported once, as created: what is already inside is for the
+ * caller to read (the watches exist by then, so nothing is missed in between), not reported
+ * entry by entry, which for a large folder moved in would cost a lookup per entry.
  * Names arrive as bytes and are decoded exactly (names.ts). Events are coalesced per path and
  * checked against the disk once per turn of the event loop. When a watch cannot be added (out
  * of inotify watches, ENOSPC; out of descriptors, EMFILE) every watch is dropped and `onError`
@@ -139,14 +141,14 @@ export class TreeWatcher {
         events.push({ path: abs, type: 'delete' });
       }
       events.push({ path: abs, type: 'create' });
-      this.adopt(abs, events);
+      this.adopt(abs);
       return;
     }
     events.push({ path: abs, type: contentOnly || known ? 'update' : 'create' });
   }
 
-  /** Watches a folder that appeared and everything below it, reporting its entries as created. */
-  private adopt(dir: string, events: TreeEvent[]): void {
+  /** Watches a folder that appeared and every folder below it. */
+  private adopt(dir: string): void {
     const stack = [dir];
     while (stack.length && !this.stopped) {
       const cur = stack.pop()!;
@@ -158,10 +160,9 @@ export class TreeWatcher {
         continue;
       }
       for (const e of entries) {
+        if (!e.isDirectory()) continue;
         const abs = join(cur, decodeName(e.name));
-        if (this.opts.skip?.(abs)) continue;
-        events.push({ path: abs, type: 'create' });
-        if (e.isDirectory()) stack.push(abs);
+        if (!this.opts.skip?.(abs)) stack.push(abs);
       }
     }
   }
