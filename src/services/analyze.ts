@@ -28,24 +28,27 @@ export async function analyzeFolder(gate: Gate, target: Target, store: EntryStor
   const { access } = target;
   const checkRules = !access.rules.isEmpty;
   const shows = (name: string, prefix: string) => !name.startsWith(PARTIAL_PREFIX) && !(checkRules && !gate.visible(access, prefix + name));
-  const sizeOf = (e: number) => (store.isDir(e) ? store.treeSize[e] : store.size[e]);
+  const sizeOf = (e: number) => store.treeSizeOf(e);
 
   let visited = 0;
   const entry = async (e: number, name: string, virtual: string, depth: number): Promise<AnalyzeEntryDto> => {
     const isDir = store.isDir(e);
-    const out: AnalyzeEntryDto = { name, path: virtual, isDir, size: sizeOf(e), count: isDir ? store.treeCount[e] : 0 };
+    const out: AnalyzeEntryDto = { name, path: virtual, isDir, size: sizeOf(e), count: store.treeCountOf(e) };
     if (!isDir || depth <= 0) return out;
     const prefix = virtual === '/' ? '/' : `${virtual}/`;
-    const kids = store.children[e] ?? [];
+    const kids = store.childIds(e);
     visited += kids.length;
     if (visited >= YIELD_EVERY) {
       visited = 0;
       await nextTurn();
     }
-    const { top, rest } = largest(kids, opts.limit, sizeOf, (k) => !store.isDead(k) && shows(store.names[k], prefix));
-    top.sort((a, b) => sizeOf(b) - sizeOf(a) || compareNames(store.names[a], store.names[b]));
+    const { top, rest } = largest(kids, opts.limit, sizeOf, (k) => !store.isDead(k) && shows(store.name(k), prefix));
+    top.sort((a, b) => sizeOf(b) - sizeOf(a) || compareNames(store.name(a), store.name(b)));
     out.children = [];
-    for (const k of top) out.children.push(await entry(k, store.names[k], prefix + store.names[k], depth - 1));
+    for (const k of top) {
+      const name = store.name(k);
+      out.children.push(await entry(k, name, prefix + name, depth - 1));
+    }
     if (rest.count) out.rest = rest;
     return out;
   };

@@ -73,7 +73,7 @@ export class FolderUsage {
   private async scan(folder: string): Promise<Usage> {
     const store = new EntryStore();
     await scanTree({ store, root: folder, skip: this.opts.skip, onAdd: () => {} }, ROOT_ID, folder);
-    return { bytes: store.treeSize[ROOT_ID], files: store.live - 1 };
+    return { bytes: store.treeSizeOf(ROOT_ID), files: store.live - 1 };
   }
 
   /** A change at `abs`: forget every scan of a folder that holds it (or that it holds). */

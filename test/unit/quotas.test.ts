@@ -25,9 +25,9 @@ describe('EntryStore entry counts', () => {
     s.add(b, file('x'));
     s.add(b, file('y'));
     s.add(a, file('z'));
-    expect([s.treeCount[ROOT_ID], s.treeCount[a], s.treeCount[b]]).toEqual([5, 4, 2]);
+    expect([s.treeCountOf(ROOT_ID), s.treeCountOf(a), s.treeCountOf(b)]).toEqual([5, 4, 2]);
     s.remove(b);
-    expect([s.treeCount[ROOT_ID], s.treeCount[a]]).toEqual([2, 1]);
+    expect([s.treeCountOf(ROOT_ID), s.treeCountOf(a)]).toEqual([2, 1]);
   });
 });
 

@@ -9,9 +9,10 @@ import path from 'node:path';
 import type { Logger } from '../context.ts';
 import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
+import { nameMatcher } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
-import { reconcileDir, refreshLossyPath, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
-import { isSuspect } from '../files/disk/names.ts';
+import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
+import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tree-watcher.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -56,11 +57,11 @@ export interface IndexOptions {
   pollIntervalMs?: number;
   /** Snapshot period while changes accumulate, ms (default 10 min). */
   saveIntervalMs?: number;
-  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly. */
+  /** Told of every change the watcher sees (live listings); `lossy` when the path may not spell a name exactly (never, since names arrive as bytes). */
   onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
+  /** How one folder is watched (tests inject failures). */
+  watchFolder?: WatchFolder;
 }
-
-type Subscription = { unsubscribe(): Promise<void> };
 
 export class SearchIndex {
   private store = new EntryStore();
@@ -75,7 +76,7 @@ export class SearchIndex {
   private queue: Promise<void> = Promise.resolve();
   private dirty = false;
   private readonly abort = new AbortController();
-  private subscription?: Subscription;
+  private watcher?: TreeWatcher;
   private timers: NodeJS.Timeout[] = [];
   readonly snapshotFile: string;
 
@@ -90,13 +91,14 @@ export class SearchIndex {
       root: this.opts.root,
       skip: this.opts.skip,
       signal: this.abort.signal,
-      onAdd: (id) => {
+      onAdd: (id, name) => {
         this.dirty = true;
-        this.trigrams.add(id, this.store.names[id].toLowerCase());
+        this.trigrams.add(id, name.toLowerCase());
       },
       onRemove: () => {
         this.dirty = true;
       },
+      onFolder: (abs) => this.watcher?.watch(abs),
     };
   }
 
@@ -110,19 +112,19 @@ export class SearchIndex {
   }
 
   /**
-   * Starts indexing in the background; resolves when the index is ready. The watcher subscribes
-   * before the scan: a change made while the scan runs (in a folder it has already read) arrives
-   * as an event, queued behind the scan and applied right after it, so nothing made during
-   * start-up is missed.
+   * Starts indexing in the background; resolves when the index is ready. The scan watches each
+   * folder just before it reads it: a change made while the scan runs (in a folder it has
+   * already read) arrives as an event, queued behind the scan and applied right after it, so
+   * nothing made during start-up is missed.
    */
   start(): Promise<void> {
     this.started = true;
     return this.enqueue(async () => {
       const started = Date.now();
-      await this.startWatching();
+      this.startWatching();
       this.scanning = true;
-      const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (_store, id) => {
-        this.trigrams.add(id, _store.names[id].toLowerCase());
+      const loaded = loadSnapshot(this.snapshotFile, this.opts.root, (id, name) => {
+        this.trigrams.add(id, name.toLowerCase());
       });
       const progress = setInterval(() => this.opts.log.info(`search index: ${this.store.live - 1} entries so far`), 2000);
       try {
@@ -151,35 +153,33 @@ export class SearchIndex {
     });
   }
 
-  private async startWatching(): Promise<void> {
-    if (this.opts.watch === false) return this.startPolling();
-    try {
-      const watcher = await import('@parcel/watcher');
-      this.subscription = await watcher.subscribe(this.opts.root, (err, events) => {
-        if (err) {
-          this.opts.log.warn(`search index: watcher error (${err.message}); switching to polling`);
-          void this.subscription?.unsubscribe().catch(() => {});
-          this.subscription = undefined;
-          this.startPolling();
-          return;
-        }
-        for (const e of events) if (!this.opts.skip(e.path)) this.opts.onDiskEvent?.(e.path, e.type, isSuspect(e.path));
-        void this.enqueue(async () => {
-          const ctx = this.ctx();
-          for (const e of events) {
-            if (this.opts.skip(e.path)) continue;
-            // The watcher's paths are lossy for names that are not UTF-8: look those up on disk.
-            if (isSuspect(e.path)) await refreshLossyPath(ctx, e.path);
-            else if (e.type === 'delete') removePath(ctx, e.path);
-            else await upsertPath(ctx, e.path);
-          }
-        });
-      });
-      this.watching = 'watcher';
-    } catch (err) {
-      this.opts.log.warn(`search index: cannot watch ${this.opts.root} (${(err as Error).message}); reconciling periodically`);
+  private startWatching(): void {
+    if (this.opts.watch === false) {
       this.startPolling();
+      return;
     }
+    this.watcher = new TreeWatcher({
+      skip: this.opts.skip,
+      watchFolder: this.opts.watchFolder,
+      onEvents: (events) => this.heard(events),
+      onError: (err) => {
+        this.opts.log.warn(`search index: cannot watch ${this.opts.root} (${err.message}); reconciling periodically`);
+        this.watcher = undefined;
+        this.startPolling();
+      },
+    });
+    this.watching = 'watcher';
+  }
+
+  private heard(events: TreeEvent[]): void {
+    for (const e of events) this.opts.onDiskEvent?.(e.path, e.type, false);
+    void this.enqueue(async () => {
+      const ctx = this.ctx();
+      for (const e of events) {
+        if (e.type === 'delete') removePath(ctx, e.path);
+        else await upsertPath(ctx, e.path);
+      }
+    });
   }
 
   private startPolling(): void {
@@ -257,14 +257,14 @@ export class SearchIndex {
   dirSize(abs: string): number | undefined {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
-    return id >= 0 && this.store.isDir(id) ? this.store.treeSize[id] : undefined;
+    return id >= 0 && this.store.isDir(id) ? this.store.treeSizeOf(id) : undefined;
   }
 
   /** Bytes and number of entries under a folder, from the index; undefined until it is ready or when not indexed. */
   treeUsage(abs: string): { bytes: number; files: number } | undefined {
     if (!this.ready) return undefined;
     const id = this.idOf(abs);
-    return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSize[id], files: this.store.treeCount[id] } : undefined;
+    return id >= 0 && this.store.isDir(id) ? { bytes: this.store.treeSizeOf(id), files: this.store.treeCountOf(id) } : undefined;
   }
 
   /** The entries and the id of a folder, for reads that walk the index (the analyzer); undefined until ready. */
@@ -279,8 +279,8 @@ export class SearchIndex {
     const id = this.idOf(dirAbs);
     if (id < 0 || !this.store.isDir(id)) return undefined;
     const out = new Map<string, number>();
-    for (const child of this.store.children[id] ?? []) {
-      if (this.store.isDir(child)) out.set(this.store.names[child], this.store.treeSize[child]);
+    for (const child of this.store.childIds(id)) {
+      if (this.store.isDir(child)) out.set(this.store.name(child), this.store.treeSizeOf(child));
     }
     return out;
   }
@@ -296,24 +296,28 @@ export class SearchIndex {
     const prefix = store.pathOf(dirId);
     const needles = terms.filter(Boolean);
     const lowered = needles.map((t) => t.toLowerCase());
+    const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
     const matches = (id: number): boolean => {
-      if (needles.length) {
-        const name = store.names[id];
-        const hay = caseSensitive ? name : name.toLowerCase();
-        const list = caseSensitive ? needles : lowered;
-        if (!list.some((t) => hay.includes(t))) return false;
-      }
+      if (named && !named(id)) return false;
       if (filter) {
         const isDir = store.isDir(id);
-        if (!filter({ name: store.names[id], size: isDir ? store.treeSize[id] : store.size[id], mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
+        if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
           return false;
         }
       }
       return dirId === ROOT_ID || store.isUnder(id, dirId);
     };
+    // Hits come in runs from the same folder: its path is spelt once per query.
+    const folderPaths = new Map<number, string>();
     const hit = (id: number): IndexHit => {
-      const full = store.pathOf(id);
-      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.size[id], mtimeMs: store.mtime[id] };
+      const parent = store.parent[id];
+      let folder = folderPaths.get(parent);
+      if (folder === undefined) {
+        folder = store.pathOf(parent);
+        folderPaths.set(parent, folder);
+      }
+      const full = `${folder}/${store.name(id)}`;
+      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.sizeOf(id), mtimeMs: store.mtime[id] };
     };
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
     if (!lists) {
@@ -337,7 +341,7 @@ export class SearchIndex {
   async close(): Promise<void> {
     this.abort.abort();
     for (const t of this.timers) clearInterval(t);
-    await this.subscription?.unsubscribe().catch(() => {});
+    this.watcher?.close();
     await this.queue.catch(() => {});
     if (this.ready && this.dirty) {
       this.dirty = false;

@@ -39,23 +39,23 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const newId = new Int32Array(store.count).fill(-1);
     newId[ROOT_ID] = 0;
     let next = 1;
-    const stack: number[] = [...(store.children[ROOT_ID] ?? [])].reverse();
+    const stack: number[] = store.childIds(ROOT_ID).reverse();
     while (stack.length) {
       const id = stack.pop()!;
       if (store.flags[id] & FLAG_DEAD) continue;
       newId[id] = next++;
-      const name = store.names[id];
-      const need = 4 + 1 + 8 + 8 + 2 + Buffer.byteLength(name);
+      const nameLength = store.nameLength(id);
+      const need = 4 + 1 + 8 + 8 + 2 + nameLength;
       if (off + need > buf.length) await flush();
       off = buf.writeInt32LE(newId[store.parent[id]], off);
       off = buf.writeUInt8(store.flags[id] & ~FLAG_DEAD, off);
-      off = buf.writeDoubleLE(store.size[id], off);
+      off = buf.writeDoubleLE(store.sizeOf(id), off);
       off = buf.writeDoubleLE(store.mtime[id], off);
-      const len = buf.write(name, off + 2);
-      buf.writeUInt16LE(len, off);
-      off += 2 + len;
-      const kids = store.children[id];
-      if (kids) for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
+      off = buf.writeUInt16LE(nameLength, off);
+      off += store.copyName(id, buf, off);
+      if (!store.isDir(id)) continue;
+      const kids = store.childIds(id);
+      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
     }
     await flush();
     await fh.sync();
@@ -65,45 +65,91 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
   await fsp.rename(tmp, file);
 }
 
+/** Record header: parent, flags, size, mtime, name length. */
+const RECORD = 4 + 1 + 8 + 8 + 2;
+
+/**
+ * Reads a file forward through one reused buffer: loading a million entries never holds the
+ * whole snapshot (~40 MB), which would stay resident until a major collection.
+ */
+class ChunkReader {
+  buf = Buffer.allocUnsafe(CHUNK);
+  private start = 0;
+  private end = 0;
+
+  constructor(private readonly fd: number) {}
+
+  /** Makes `n` bytes available; returns their offset in `buf`. Throws at the end of the file. */
+  need(n: number): number {
+    if (this.end - this.start >= n) return this.start;
+    if (n > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(n);
+      this.buf.copy(bigger, 0, this.start, this.end);
+      this.buf = bigger;
+    } else {
+      this.buf.copy(this.buf, 0, this.start, this.end);
+    }
+    this.end -= this.start;
+    this.start = 0;
+    while (this.end < n) {
+      const got = fs.readSync(this.fd, this.buf, this.end, this.buf.length - this.end, null);
+      if (!got) throw new RangeError('snapshot ends early');
+      this.end += got;
+    }
+    return 0;
+  }
+
+  consume(n: number): void {
+    this.start += n;
+  }
+
+  atEnd(): boolean {
+    return this.start === this.end && fs.readSync(this.fd, this.buf, 0, 1, null) === 0;
+  }
+}
+
 /** Loads a snapshot into a fresh store, or returns undefined when missing, damaged or for another root. */
-export function loadSnapshot(file: string, root: string, onAdd: (store: EntryStore, id: number) => void): EntryStore | undefined {
-  let data: Buffer;
+export function loadSnapshot(file: string, root: string, onAdd: (id: number, name: string) => void): EntryStore | undefined {
+  let fd: number;
   try {
-    data = fs.readFileSync(file);
+    fd = fs.openSync(file, 'r');
   } catch {
     return undefined;
   }
   try {
-    if (!data.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-    let off = MAGIC.length;
-    const rootLen = data.readUInt32LE(off);
-    off += 4;
-    if (data.toString('utf8', off, off + rootLen) !== root) return undefined;
-    off += rootLen;
-    const count = data.readUInt32LE(off);
-    off += 4;
+    const r = new ChunkReader(fd);
+    let off = r.need(MAGIC.length + 4);
+    if (!r.buf.subarray(off, off + MAGIC.length).equals(MAGIC)) return undefined;
+    const rootLen = r.buf.readUInt32LE(off + MAGIC.length);
+    r.consume(MAGIC.length + 4);
+    off = r.need(rootLen + 4);
+    if (r.buf.toString('utf8', off, off + rootLen) !== root) return undefined;
+    const count = r.buf.readUInt32LE(off + rootLen);
+    r.consume(rootLen + 4);
     const store = new EntryStore();
     for (let i = 0; i < count; i++) {
+      const len = r.buf.readUInt16LE(r.need(RECORD) + RECORD - 2);
+      off = r.need(RECORD + len);
+      const data = r.buf;
       const parent = data.readInt32LE(off);
       const flags = data.readUInt8(off + 4);
-      const size = data.readDoubleLE(off + 5);
-      const mtimeMs = data.readDoubleLE(off + 13);
-      const len = data.readUInt16LE(off + 21);
-      const name = data.toString('utf8', off + 23, off + 23 + len);
-      off += 23 + len;
+      const name = data.toString('utf8', off + RECORD, off + RECORD + len);
       if (parent < 0 || parent >= store.count || !store.isDir(parent)) return undefined;
       const id = store.add(parent, {
         name,
-        size,
-        mtimeMs,
+        size: data.readDoubleLE(off + 5),
+        mtimeMs: data.readDoubleLE(off + 13),
         isDir: (flags & 1) !== 0,
         isLink: (flags & 2) !== 0,
         type: TYPE_CODES[flags >> 4] ?? 'blob',
       });
-      onAdd(store, id);
+      r.consume(RECORD + len);
+      onAdd(id, name);
     }
-    return store;
+    return r.atEnd() ? store : undefined;
   } catch {
     return undefined;
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -9,8 +9,8 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { typeFromName } from '../files/types.ts';
 import { isPartialName } from '../files/io.ts';
 import { readNamesSync } from '../files/disk/dirents.ts';
-import { hasEscapes, isSuspect, nameBytes } from '../files/disk/names.ts';
-import { lstatOrUndefined } from '../files/disk/lookup.ts';
+import { lstatOrUndefined, lstatPlainOrUndefined } from '../files/disk/lookup.ts';
+import { hasEscapes } from '../files/disk/names.ts';
 import type { Stats } from '../files/disk/types.ts';
 import { type EntryStore, ROOT_ID, TYPE_CODES, type EntryData, type IndexedType } from './store.ts';
 
@@ -23,12 +23,14 @@ export interface ScanContext {
   root: string;
   /** Paths never indexed (fm's own files). */
   skip: (abs: string) => boolean;
-  /** Called for every entry added (the trigram index listens). */
-  onAdd: (id: number) => void;
+  /** Called for every entry added, with its name (the trigram index listens). */
+  onAdd: (id: number, name: string) => void;
   /** Called for every id removed. */
   onRemove?: (ids: number[]) => void;
   /** Stops a long scan (shutdown). */
   signal?: AbortSignal;
+  /** Told of every folder just before it is read (the watcher watches it from then on). */
+  onFolder?: (abs: string) => void;
 }
 
 export function entryFromStats(name: string, st: Stats): EntryData {
@@ -55,23 +57,25 @@ export async function scanTree(ctx: ScanContext, dirId: number, dirAbs: string):
   const stack: Array<[number, string]> = [[dirId, dirAbs]];
   while (stack.length) {
     const [id, abs] = stack.pop()!;
+    ctx.onFolder?.(abs);
     let names: string[];
     try {
       names = readNamesSync(abs);
     } catch {
       continue;
     }
-    const kids = ctx.store.children[id];
-    const known = kids?.length ? new Set(kids.map((k) => ctx.store.names[k])) : undefined;
+    const plain = !hasEscapes(abs) && !names.some(hasEscapes);
+    const kids = ctx.store.childIds(id);
+    const known = kids.length ? new Set(kids.map((k) => ctx.store.name(k))) : undefined;
     for (const name of names) {
       if (due()) await pause(ctx.signal);
       if (isPartialName(name) || known?.has(name)) continue;
       const childAbs = abs === '/' ? `/${name}` : `${abs}/${name}`;
       if (ctx.skip(childAbs)) continue;
-      const st = lstatOrUndefined(childAbs);
+      const st = plain ? lstatPlainOrUndefined(childAbs) : lstatOrUndefined(childAbs);
       if (!st) continue;
       const childId = ctx.store.add(id, entryFromStats(name, st));
-      ctx.onAdd(childId);
+      ctx.onAdd(childId, name);
       if (st.isDirectory()) stack.push([childId, childAbs]);
     }
   }
@@ -99,7 +103,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
       const st = lstatOrUndefined(dirAbs);
       if (!st?.isDirectory()) return;
       const id = ctx.store.add(dir, entryFromStats(seg, st));
-      ctx.onAdd(id);
+      ctx.onAdd(id, seg);
       await scanTree(ctx, id, dirAbs);
       return;
     }
@@ -121,7 +125,7 @@ export async function upsertPath(ctx: ScanContext, abs: string): Promise<void> {
   }
   if (existing >= 0) removeEntry(ctx, existing);
   const id = ctx.store.add(dir, entryFromStats(name, st));
-  ctx.onAdd(id);
+  ctx.onAdd(id, name);
   if (st.isDirectory()) await scanTree(ctx, id, abs);
 }
 
@@ -146,6 +150,7 @@ export async function reconcileDir(ctx: ScanContext, dirId: number, dirAbs: stri
   while (stack.length) {
     const [id, abs] = stack.pop()!;
     if (due()) await pause(ctx.signal);
+    ctx.onFolder?.(abs);
     const st = lstatOrUndefined(abs);
     if (!st?.isDirectory()) {
       if (id !== ROOT_ID) removeEntry(ctx, id);
@@ -157,8 +162,8 @@ export async function reconcileDir(ctx: ScanContext, dirId: number, dirAbs: stri
     }
     first = false;
     if (!recursive) continue;
-    for (const child of store.children[id] ?? []) {
-      if (store.isDir(child)) stack.push([child, path.join(abs, store.names[child])]);
+    for (const child of store.childIds(id)) {
+      if (store.isDir(child)) stack.push([child, path.join(abs, store.name(child))]);
     }
   }
 }
@@ -174,9 +179,10 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
   }
   const onDisk = new Set(names);
   const byName = new Map<string, number>();
-  for (const child of [...(store.children[id] ?? [])]) {
-    if (!onDisk.has(store.names[child])) removeEntry(ctx, child);
-    else byName.set(store.names[child], child);
+  for (const child of store.childIds(id)) {
+    const name = store.name(child);
+    if (!onDisk.has(name)) removeEntry(ctx, child);
+    else byName.set(name, child);
   }
   for (const name of names) {
     if (due()) await pause(ctx.signal);
@@ -186,53 +192,7 @@ async function reread(ctx: ScanContext, id: number, abs: string): Promise<void> 
     const st = lstatOrUndefined(childAbs);
     if (!st) continue;
     const newId = store.add(id, entryFromStats(name, st));
-    ctx.onAdd(newId);
+    ctx.onAdd(newId, name);
     if (st.isDirectory()) await scanTree(ctx, newId, childAbs);
   }
-}
-
-/**
- * A watcher event whose path came through lossy: the watcher hands over paths as strings and
- * turns bytes that are not UTF-8 into U+FFFD, so the path may stand for several entries. Every
- * indexed folder it may lie in is re-read (names added or removed) and every indexed entry it
- * may name is refreshed.
- */
-export async function refreshLossyPath(ctx: ScanContext, lossyAbs: string): Promise<void> {
-  const rel = path.relative(ctx.root, lossyAbs);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return;
-  const { store } = ctx;
-  const segments = rel.split(path.sep);
-  let dirs: Array<[number, string]> = [[ROOT_ID, ctx.root]];
-  for (const seg of segments.slice(0, -1)) {
-    const next: Array<[number, string]> = [];
-    for (const [id, abs] of dirs) {
-      for (const child of childrenNamed(store, id, seg)) if (store.isDir(child)) next.push([child, path.join(abs, store.names[child])]);
-    }
-    dirs = next;
-  }
-  const last = segments[segments.length - 1];
-  for (const [id, abs] of dirs) {
-    await reconcileDir(ctx, id, abs, false);
-    for (const child of childrenNamed(store, id, last)) await upsertPath(ctx, path.join(abs, store.names[child]));
-  }
-}
-
-/** The children of a folder whose name a lossy decoder would show as `lossy`. */
-function childrenNamed(store: EntryStore, dir: number, lossy: string): number[] {
-  if (!isSuspect(lossy)) {
-    const id = store.child(dir, lossy);
-    return id >= 0 ? [id] : [];
-  }
-  const key = lossyKey(lossy);
-  return (store.children[dir] ?? []).filter((id) => lossyKey(lossyForm(store.names[id])) === key);
-}
-
-/** A name as a lossy UTF-8 decoder shows it: each invalid sequence becomes U+FFFD. */
-function lossyForm(name: string): string {
-  return hasEscapes(name) ? nameBytes(name).toString('utf8') : name;
-}
-
-/** Decoders differ in how many U+FFFD one invalid sequence gives: compare with runs collapsed. */
-function lossyKey(s: string): string {
-  return s.replace(/\ufffd+/g, '\ufffd');
 }

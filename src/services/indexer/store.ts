@@ -1,8 +1,12 @@
 /**
- * The entries of the search index, stored as columns (typed arrays) so a million entries cost
- * tens of megabytes: parent id, name, size, modified time, flags. Ids are never reused while
- * the store lives and names never change for an id (a rename is a removal plus an addition),
- * so trigram posting lists stay sorted; removed entries are tombstoned until a rebuild.
+ * The entries of the search index, stored as columns so a million entries cost a few tens of
+ * megabytes and almost nothing for the garbage collector to trace: names packed one after the
+ * other into one byte buffer (the UTF-8 of fm's string form, files/disk/names.ts, so a name that
+ * is not UTF-8 keeps its exact bytes), parent and next-sibling ids, size, modified time, flags.
+ * Folders have a slot in a few more columns (first and last child, total size and count below).
+ * Ids are never reused while the store lives and names never change for an id (a rename is a
+ * removal plus an addition), so trigram posting lists stay sorted; removed entries are
+ * tombstoned until a rebuild.
  */
 
 export const FLAG_DIR = 1;
@@ -24,56 +28,114 @@ export interface EntryData {
 }
 
 export const ROOT_ID = 0;
+const NONE = -1;
+/** A file of 4 GiB or more: its size is in `bigSizes`. */
+const BIG = 0xffffffff;
+
+function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, cap: number): T {
+  const b = new (a.constructor as new (n: number) => T)(cap);
+  b.set(a);
+  return b;
+}
 
 export class EntryStore {
   parent = new Int32Array(1024);
-  size = new Float64Array(1024);
-  mtime = new Float64Array(1024);
+  /** The next entry of the same folder, or -1. */
+  private next = new Int32Array(1024);
   flags = new Uint8Array(1024);
-  names: string[] = [];
-  /** Child ids per folder id (undefined for files). */
-  children: Array<number[] | undefined> = [];
-  /** Total size of everything under a folder (files only count their own size). */
-  treeSize = new Float64Array(1024);
-  /** How many entries are under a folder, at any depth (0 for files): quotas read it. */
-  treeCount = new Uint32Array(1024);
+  /** Modified time, ms (exact: folders' are compared with the disk's when reconciling). */
+  mtime = new Float64Array(1024);
+  /** A file's size (BIG: see bigSizes), or a folder's slot in the folder columns. */
+  private sizeOrSlot = new Uint32Array(1024);
+  private readonly bigSizes = new Map<number, number>();
+  /** Where each name ends in `nameBytes` (it starts where the previous id's ends). */
+  private nameEnd = new Uint32Array(1024);
+  private nameBytes = Buffer.alloc(16 * 1024);
+  /** Folder columns, by slot. */
+  private first = new Int32Array(256);
+  private last = new Int32Array(256);
+  private treeBytes = new Float64Array(256);
+  private treeEntries = new Uint32Array(256);
+  private folders = 0;
+  /** Scratch space for a name looked up by its bytes. */
+  private probe = Buffer.alloc(1024);
   count = 0;
   live = 0;
 
   constructor() {
-    this.push(-1, { name: '', size: 0, mtimeMs: 0, isDir: true, isLink: false, type: '' });
+    this.push(NONE, { name: '', size: 0, mtimeMs: 0, isDir: true, isLink: false, type: '' });
   }
 
-  private grow(min: number): void {
+  private growEntries(min: number): void {
     let cap = this.parent.length;
     if (min <= cap) return;
     while (cap < min) cap *= 2;
-    const g = <T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, C: new (n: number) => T): T => {
-      const b = new C(cap);
-      b.set(a);
-      return b;
-    };
-    this.parent = g(this.parent, Int32Array);
-    this.size = g(this.size, Float64Array);
-    this.mtime = g(this.mtime, Float64Array);
-    this.flags = g(this.flags, Uint8Array);
-    this.treeSize = g(this.treeSize, Float64Array);
-    this.treeCount = g(this.treeCount, Uint32Array);
+    this.parent = grown(this.parent, cap);
+    this.next = grown(this.next, cap);
+    this.flags = grown(this.flags, cap);
+    this.mtime = grown(this.mtime, cap);
+    this.sizeOrSlot = grown(this.sizeOrSlot, cap);
+    this.nameEnd = grown(this.nameEnd, cap);
+  }
+
+  private newFolderSlot(): number {
+    const slot = this.folders++;
+    if (slot >= this.first.length) {
+      const cap = this.first.length * 2;
+      this.first = grown(this.first, cap);
+      this.last = grown(this.last, cap);
+      this.treeBytes = grown(this.treeBytes, cap);
+      this.treeEntries = grown(this.treeEntries, cap);
+    }
+    this.first[slot] = NONE;
+    this.last[slot] = NONE;
+    this.treeBytes[slot] = 0;
+    this.treeEntries[slot] = 0;
+    return slot;
+  }
+
+  private appendName(id: number, name: string): void {
+    const start = id ? this.nameEnd[id - 1] : 0;
+    const most = start + name.length * 3;
+    if (most > this.nameBytes.length) {
+      const bigger = Buffer.alloc(Math.max(most, this.nameBytes.length * 2));
+      this.nameBytes.copy(bigger, 0, 0, start);
+      this.nameBytes = bigger;
+    }
+    // Most names are ASCII: copied here in a loop, cheaper than a call into Buffer's encoder each.
+    const bytes = this.nameBytes;
+    const n = name.length;
+    let i = 0;
+    while (i < n) {
+      const c = name.charCodeAt(i);
+      if (c >= 0x80) break;
+      bytes[start + i++] = c;
+    }
+    this.nameEnd[id] = i === n ? start + n : start + bytes.write(name, start);
   }
 
   private push(parent: number, e: EntryData): number {
     const id = this.count++;
-    this.grow(this.count);
+    this.growEntries(this.count);
     this.parent[id] = parent;
-    this.size[id] = e.isDir ? 0 : e.size;
+    this.next[id] = NONE;
     this.mtime[id] = e.mtimeMs;
     this.flags[id] = (e.isDir ? FLAG_DIR : 0) | (e.isLink ? FLAG_LINK : 0) | (TYPE_CODES.indexOf(e.type) << TYPE_SHIFT);
-    this.names[id] = e.name;
-    this.children[id] = e.isDir ? [] : undefined;
-    this.treeSize[id] = e.isDir ? 0 : e.size;
-    this.treeCount[id] = 0;
+    if (e.isDir) this.sizeOrSlot[id] = this.newFolderSlot();
+    else this.setFileSize(id, e.size);
+    this.appendName(id, e.name);
     this.live++;
     return id;
+  }
+
+  private setFileSize(id: number, size: number): void {
+    if (size >= BIG) {
+      this.sizeOrSlot[id] = BIG;
+      this.bigSizes.set(id, size);
+    } else {
+      this.sizeOrSlot[id] = size;
+      this.bigSizes.delete(id);
+    }
   }
 
   isDir(id: number): boolean {
@@ -92,18 +154,104 @@ export class EntryStore {
     return TYPE_CODES[this.flags[id] >> TYPE_SHIFT] ?? '';
   }
 
+  name(id: number): string {
+    return this.nameBytes.toString('utf8', id ? this.nameEnd[id - 1] : 0, this.nameEnd[id]);
+  }
+
+  /**
+   * Whether the name holds `needle` (UTF-8 bytes in fm's string form): exactly, or ignoring ASCII
+   * case when `foldAscii` (the needle is then lower-case ASCII). Undefined when folding and the
+   * name is not all ASCII: the caller compares lower-cased strings instead.
+   */
+  nameHas(id: number, needle: Uint8Array, foldAscii: boolean): boolean | undefined {
+    const bytes = this.nameBytes;
+    const start = id ? this.nameEnd[id - 1] : 0;
+    const end = this.nameEnd[id];
+    const n = needle.length;
+    if (!foldAscii) {
+      next: for (let i = start; i + n <= end; i++) {
+        for (let j = 0; j < n; j++) if (bytes[i + j] !== needle[j]) continue next;
+        return true;
+      }
+      return false;
+    }
+    // An ASCII match is a match of the lower-cased string too; no match decides only for ASCII names.
+    let high = false;
+    for (let i = start; i < end; i++) {
+      if (bytes[i] >= 0x80) {
+        high = true;
+        continue;
+      }
+      if (i + n > end) continue;
+      let j = 0;
+      while (j < n) {
+        const b = bytes[i + j];
+        if ((b >= 0x41 && b <= 0x5a ? b | 0x20 : b) !== needle[j]) break;
+        j++;
+      }
+      if (j === n) return true;
+    }
+    return high ? undefined : false;
+  }
+
+  /** How many bytes the name takes. */
+  nameLength(id: number): number {
+    return this.nameEnd[id] - (id ? this.nameEnd[id - 1] : 0);
+  }
+
+  /** Copies the name's bytes into `target` at `offset`; returns how many. */
+  copyName(id: number, target: Buffer, offset: number): number {
+    return this.nameBytes.copy(target, offset, id ? this.nameEnd[id - 1] : 0, this.nameEnd[id]);
+  }
+
+  /** A file's size (0 for a folder). */
+  sizeOf(id: number): number {
+    if (this.isDir(id)) return 0;
+    const s = this.sizeOrSlot[id];
+    return s === BIG ? this.bigSizes.get(id)! : s;
+  }
+
+  /** Total size of everything under a folder; a file's own size. */
+  treeSizeOf(id: number): number {
+    return this.isDir(id) ? this.treeBytes[this.sizeOrSlot[id]] : this.sizeOf(id);
+  }
+
+  /** How many entries are under a folder, at any depth (0 for files): quotas read it. */
+  treeCountOf(id: number): number {
+    return this.isDir(id) ? this.treeEntries[this.sizeOrSlot[id]] : 0;
+  }
+
+  /** The ids in a folder, in the order they were added (none for a file). */
+  childIds(dir: number): number[] {
+    const out: number[] = [];
+    if (!this.isDir(dir)) return out;
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) out.push(c);
+    return out;
+  }
+
   /** The child of a folder with that name, or -1. */
   child(dir: number, name: string): number {
-    const kids = this.children[dir];
-    if (!kids) return -1;
-    for (const id of kids) if (this.names[id] === name) return id;
-    return -1;
+    if (!this.isDir(dir)) return NONE;
+    if (this.probe.length < name.length * 3) this.probe = Buffer.alloc(name.length * 3);
+    const len = this.probe.write(name, 0);
+    const bytes = this.nameBytes;
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) {
+      const start = c ? this.nameEnd[c - 1] : 0;
+      if (this.nameEnd[c] - start !== len) continue;
+      let i = 0;
+      while (i < len && bytes[start + i] === this.probe[i]) i++;
+      if (i === len) return c;
+    }
+    return NONE;
   }
 
   /** Adds a new entry under `dir` (the caller makes sure the name is not there yet). */
   add(dir: number, e: EntryData): number {
     const id = this.push(dir, e);
-    this.children[dir]!.push(id);
+    const slot = this.sizeOrSlot[dir];
+    if (this.last[slot] === NONE) this.first[slot] = id;
+    else this.next[this.last[slot]] = id;
+    this.last[slot] = id;
     if (!e.isDir && e.size) this.addTreeSize(dir, e.size);
     this.addTreeCount(dir, 1);
     return id;
@@ -113,52 +261,62 @@ export class EntryStore {
   update(id: number, size: number, mtimeMs: number): void {
     this.mtime[id] = mtimeMs;
     if (this.isDir(id)) return;
-    const delta = size - this.size[id];
+    const delta = size - this.sizeOf(id);
     if (delta) {
-      this.size[id] = size;
-      this.treeSize[id] = size;
+      this.setFileSize(id, size);
       this.addTreeSize(this.parent[id], delta);
     }
   }
 
   private addTreeSize(dir: number, delta: number): void {
-    for (let d = dir; d >= 0; d = this.parent[d]) this.treeSize[d] += delta;
+    for (let d = dir; d >= 0; d = this.parent[d]) this.treeBytes[this.sizeOrSlot[d]] += delta;
   }
 
   private addTreeCount(dir: number, delta: number): void {
-    for (let d = dir; d >= 0; d = this.parent[d]) this.treeCount[d] += delta;
+    for (let d = dir; d >= 0; d = this.parent[d]) this.treeEntries[this.sizeOrSlot[d]] += delta;
   }
 
   /** Removes an entry and everything under it; returns the removed ids. */
   remove(id: number): number[] {
     if (id === ROOT_ID || this.isDead(id)) return [];
     const parent = this.parent[id];
-    const kids = this.children[parent];
-    if (kids) {
-      const i = kids.indexOf(id);
-      if (i >= 0) kids.splice(i, 1);
-    }
-    this.addTreeSize(parent, -this.treeSize[id]);
-    this.addTreeCount(parent, -(this.treeCount[id] + 1));
+    this.unlink(parent, id);
+    this.addTreeSize(parent, -this.treeSizeOf(id));
+    this.addTreeCount(parent, -(this.treeCountOf(id) + 1));
     const removed: number[] = [];
     const stack = [id];
     while (stack.length) {
       const cur = stack.pop()!;
       this.flags[cur] |= FLAG_DEAD;
+      this.bigSizes.delete(cur);
       this.live--;
       removed.push(cur);
-      const c = this.children[cur];
-      if (c) for (const k of c) stack.push(k);
-      this.children[cur] = undefined;
+      if (!this.isDir(cur)) continue;
+      const slot = this.sizeOrSlot[cur];
+      for (let c = this.first[slot]; c !== NONE; c = this.next[c]) stack.push(c);
+      this.first[slot] = this.last[slot] = NONE;
     }
     return removed;
+  }
+
+  private unlink(dir: number, id: number): void {
+    const slot = this.sizeOrSlot[dir];
+    let prev = NONE;
+    for (let c = this.first[slot]; c !== NONE; prev = c, c = this.next[c]) {
+      if (c !== id) continue;
+      if (prev === NONE) this.first[slot] = this.next[c];
+      else this.next[prev] = this.next[c];
+      if (this.last[slot] === c) this.last[slot] = prev;
+      this.next[c] = NONE;
+      return;
+    }
   }
 
   /** Path segments from the root to the entry ("" for the root). */
   pathOf(id: number): string {
     if (id === ROOT_ID) return '';
     const parts: string[] = [];
-    for (let cur = id; cur !== ROOT_ID && cur >= 0; cur = this.parent[cur]) parts.push(this.names[cur]);
+    for (let cur = id; cur !== ROOT_ID && cur >= 0; cur = this.parent[cur]) parts.push(this.name(cur));
     return `/${parts.reverse().join('/')}`;
   }
 

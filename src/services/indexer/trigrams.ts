@@ -3,31 +3,61 @@
  * contain it. A substring query takes the rarest trigram of its term and verifies only those
  * candidates, instead of scanning every name. Trigram keys fold characters to 10 bits each;
  * collisions only add candidates, which verification removes. Posting lists are stored as
- * varint-encoded deltas in chunks (about one byte per posting), so a million names with fifteen
- * trigrams each cost ~15 MB rather than 60.
+ * varint-encoded gaps and runs of consecutive ids in chunks (at most about one byte per posting,
+ * far less where neighbours share trigrams), so a million names with fifteen trigrams each cost
+ * a few MB rather than 60.
  */
 
 const FIRST = 8;
 const CHUNK = 16 * 1024;
 
+/**
+ * One trigram's ids, ascending, as records of varints: (gap from the previous record's last id)
+ * × 2 + 1 when a run of consecutive ids follows, then the run's length − 1. Entries of one
+ * folder get consecutive ids and often share trigrams (an extension, a prefix), so a run costs
+ * a few bytes however long it is. The last record stays open (in fields) until a gap ends it.
+ */
 class Postings {
   chunks: Uint8Array[] = [new Uint8Array(FIRST)];
   /** Bytes used in the last chunk. */
   used = 0;
   len = 0;
-  last = 0;
+  last = -1;
+  /** The last id of the last written record. */
+  private written = -1;
+  /** The open record: its first id and how many consecutive ids follow it. */
+  private start = -1;
+  private extra = 0;
 
   push(id: number): void {
-    if (this.len > 0 && id === this.last) return;
-    let delta = this.len === 0 ? id : id - this.last;
-    this.last = id;
+    if (id <= this.last) return;
     this.len++;
-    // Varint: 7 bits per byte, high bit set on all but the last byte.
+    if (this.start >= 0 && id === this.last + 1) {
+      this.extra++;
+      this.last = id;
+      return;
+    }
+    if (this.start >= 0) this.close();
+    this.start = this.last = id;
+    this.extra = 0;
+  }
+
+  /** Writes the open record. */
+  private close(): void {
+    const gap = this.start - this.written;
+    this.varint(gap * 2 + (this.extra ? 1 : 0));
+    if (this.extra) this.varint(this.extra);
+    this.written = this.start + this.extra;
+    this.start = -1;
+  }
+
+  private varint(n: number): void {
+    // 7 bits per byte, high bit set on all but the last byte.
     for (;;) {
-      const byte = delta > 0x7f ? (delta & 0x7f) | 0x80 : delta;
+      const byte = n > 0x7f ? (n & 0x7f) | 0x80 : n;
       this.put(byte);
-      if (delta <= 0x7f) break;
-      delta = Math.floor(delta / 128);
+      if (n <= 0x7f) break;
+      n = Math.floor(n / 128);
     }
   }
 
@@ -35,7 +65,7 @@ class Postings {
     let chunk = this.chunks[this.chunks.length - 1];
     if (this.used === chunk.length) {
       if (chunk.length < CHUNK) {
-        const bigger = new Uint8Array(Math.min(CHUNK, chunk.length * 2));
+        const bigger = new Uint8Array(Math.min(CHUNK, Math.max(FIRST, chunk.length * 2)));
         bigger.set(chunk);
         this.chunks[this.chunks.length - 1] = chunk = bigger;
       } else {
@@ -54,10 +84,11 @@ class Postings {
 
   /** Decodes the ids in ascending order. */
   *ids(): Generator<number> {
-    let id = 0;
+    let prev = -1;
     let shift = 1;
     let acc = 0;
-    let first = true;
+    /** The record's first id while its run length is being read. */
+    let runFrom = -1;
     const n = this.chunks.length;
     for (let c = 0; c < n; c++) {
       const chunk = this.chunks[c];
@@ -69,13 +100,22 @@ class Postings {
           shift *= 128;
           continue;
         }
-        id = first ? acc : id + acc;
-        first = false;
+        const value = acc;
         acc = 0;
         shift = 1;
-        yield id;
+        if (runFrom >= 0) {
+          for (let id = runFrom + 1; id <= runFrom + value; id++) yield id;
+          prev = runFrom + value;
+          runFrom = -1;
+          continue;
+        }
+        const first = prev + Math.floor(value / 2);
+        yield first;
+        if (value % 2) runFrom = first;
+        else prev = first;
       }
     }
+    if (this.start >= 0) for (let id = this.start; id <= this.start + this.extra; id++) yield id;
   }
 
   bytes(): number {

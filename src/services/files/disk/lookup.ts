@@ -80,6 +80,19 @@ export function lstatOrUndefined(p: string): Stats | undefined {
   }
 }
 
+/**
+ * lstatOrUndefined of a path the caller knows holds no escaped bytes (names.ts: a folder read
+ * without any name that needed the byte-exact reading), so it skips looking for them (a scan of
+ * a million entries spent ~0.2 s in that test).
+ */
+export function lstatPlainOrUndefined(p: string): Stats | undefined {
+  try {
+    return fs.lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The file system holding a path (total and free blocks). */
 export function statFs(p: string): Promise<fs.StatsFs> {
   return fsp.statfs(osPath(p));

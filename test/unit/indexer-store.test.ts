@@ -1,0 +1,167 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
+import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
+import { nameMatcher } from '../../src/services/indexer/match.ts';
+
+const file = (name: string, size = 1, mtimeMs = 1000.25) => ({ name, size, mtimeMs, isDir: false, isLink: false, type: 'text' as const });
+const dir = (name: string) => ({ name, size: 0, mtimeMs: 1700000000123.5, isDir: true, isLink: false, type: '' as const });
+
+/** Every live entry as "path size mtime", depth first in child order. */
+function dump(s: EntryStore): string[] {
+  const out: string[] = [];
+  const walk = (id: number) => {
+    for (const c of s.childIds(id)) {
+      out.push(`${s.pathOf(c)} ${s.isDir(c) ? `dir ${s.treeSizeOf(c)}/${s.treeCountOf(c)}` : s.sizeOf(c)} ${s.mtime[c]}`);
+      walk(c);
+    }
+  };
+  walk(ROOT_ID);
+  return out;
+}
+
+describe('EntryStore (packed names and sibling lists)', () => {
+  it('keeps children in the order they were added, through removals and later additions', () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const ids = ['one', 'two', 'three', 'four'].map((n) => s.add(a, file(n)));
+    s.remove(ids[0]);
+    s.remove(ids[3]);
+    s.remove(ids[2]);
+    const five = s.add(a, file('five'));
+    expect(s.childIds(a).map((id) => s.name(id))).toEqual(['two', 'five']);
+    expect(s.child(a, 'five')).toBe(five);
+    expect(s.child(a, 'three')).toBe(-1);
+    expect(s.childIds(five)).toEqual([]);
+    expect(s.child(five, 'x')).toBe(-1);
+  });
+
+  it('looks up and spells paths of names of any length and script, and names that are not UTF-8', () => {
+    const s = new EntryStore();
+    const names = ['caf\uf7e9.txt', 'ünïcode-名前.md', '🎉', 'x'.repeat(255), 'a', 'ab', 'ba', '\uf7ff'];
+    const d = s.add(ROOT_ID, dir('d\uf7fe'));
+    const ids = names.map((n) => s.add(d, file(n)));
+    names.forEach((n, i) => {
+      expect(s.name(ids[i])).toBe(n);
+      expect(s.lookup(`/d\uf7fe/${n}`)).toBe(ids[i]);
+      expect(s.pathOf(ids[i])).toBe(`/d\uf7fe/${n}`);
+    });
+    // Same bytes in a different length or order never match.
+    expect(s.lookup('/d\uf7fe/abc')).toBe(-1);
+    expect(s.lookup('/d\uf7fe/b')).toBe(-1);
+    expect(s.lookup('/d\uf7fe/caf\u00e9.txt')).toBe(-1);
+  });
+
+  it('keeps sizes of 4 GiB and more exact, in the file and in every total above it', () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const big = s.add(a, file('big', 5 * 2 ** 32 + 3));
+    s.add(a, file('small', 7));
+    expect(s.sizeOf(big)).toBe(5 * 2 ** 32 + 3);
+    expect(s.treeSizeOf(ROOT_ID)).toBe(5 * 2 ** 32 + 10);
+    s.update(big, 2 ** 32 - 1, 2000);
+    expect(s.sizeOf(big)).toBe(2 ** 32 - 1);
+    expect(s.treeSizeOf(a)).toBe(2 ** 32 + 6);
+    s.update(big, 3, 2000);
+    expect(s.treeSizeOf(a)).toBe(10);
+    expect(s.sizeOf(a)).toBe(0);
+  });
+
+  it('grows past its first capacity without losing names or links', () => {
+    const s = new EntryStore();
+    let parent = ROOT_ID;
+    for (let d = 0; d < 300; d++) {
+      parent = s.add(parent, dir(`level-${d}`));
+      for (let f = 0; f < 10; f++) s.add(parent, file(`f${d}-${f}-${'n'.repeat(d % 40)}`));
+    }
+    expect(s.live).toBe(1 + 300 * 11);
+    const deepest = s.child(parent, `f299-9-${'n'.repeat(299 % 40)}`);
+    expect(s.pathOf(deepest).split('/').length).toBe(302);
+    expect(s.treeCountOf(ROOT_ID)).toBe(3300);
+    expect(s.lookup(s.pathOf(deepest))).toBe(deepest);
+  });
+});
+
+describe('matching names on the packed bytes', () => {
+  const s = new EntryStore();
+  const names = ['Report-2024.PDF', 'report.txt', '\u212Aelvin.txt', 'ÄRGER.md', 'caf\uf7e9.txt', 'x'];
+  const ids = names.map((n) => s.add(ROOT_ID, file(n)));
+  const matching = (terms: string[], caseSensitive: boolean) => {
+    const m = nameMatcher(s, terms, caseSensitive);
+    return ids.filter((id) => m(id)).map((id) => s.name(id));
+  };
+
+  it('ignores case as toLowerCase does, for ASCII names and the others', () => {
+    expect(matching(['report'], false)).toEqual(['Report-2024.PDF', 'report.txt']);
+    expect(matching(['.pdf', 'xyz'], false)).toEqual(['Report-2024.PDF']);
+    // The Kelvin sign lower-cases to an ASCII "k"; "Ä" to "ä".
+    expect(matching(['kelvin'], false)).toEqual(['\u212Aelvin.txt']);
+    expect(matching(['ärg'], false)).toEqual(['ÄRGER.md']);
+  });
+
+  it('matches exact bytes when case matters, escaped bytes included', () => {
+    expect(matching(['report'], true)).toEqual(['report.txt']);
+    expect(matching(['PDF'], true)).toEqual(['Report-2024.PDF']);
+    expect(matching(['f\uf7e9.'], true)).toEqual(['caf\uf7e9.txt']);
+    expect(matching(['f\uf7e8.'], true)).toEqual([]);
+    expect(matching(['txt.'], true)).toEqual([]);
+  });
+});
+
+describe('snapshots of the packed store', () => {
+  let data: string;
+  beforeEach(() => {
+    data = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-store-'));
+  });
+  afterEach(() => fs.rmSync(data, { recursive: true, force: true }));
+
+  it('round-trip every live entry exactly (names as bytes, big sizes, fractional times), tombstones left out', async () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a\uf7e9'));
+    s.add(a, file('caf\uf7e9.txt', 12, 1234.567));
+    const gone = s.add(a, dir('gone'));
+    s.add(gone, file('inside'));
+    s.add(a, file('huge', 2 ** 40));
+    s.add(ROOT_ID, file('名前', 0));
+    s.remove(gone);
+    const snapshot = path.join(data, 'idx.bin');
+    await saveSnapshot(s, '/root', snapshot);
+    const seen: string[] = [];
+    const loaded = loadSnapshot(snapshot, '/root', (_id, name) => seen.push(name))!;
+    expect(dump(loaded)).toEqual(dump(s));
+    expect(loaded.live).toBe(s.live);
+    expect(seen.sort()).toEqual(['a\uf7e9', 'caf\uf7e9.txt', 'huge', '名前'].sort());
+  });
+
+  it('round-trip a snapshot many times the size of the reading buffer, records across its edges', async () => {
+    const s = new EntryStore();
+    for (let d = 0; d < 20; d++) {
+      const folder = s.add(ROOT_ID, dir(`folder-${d}`));
+      for (let f = 0; f < 1000; f++) s.add(folder, file(`${'n'.repeat((d * 7 + f) % 300)}-${f}`, f, f + 0.5));
+    }
+    const snapshot = path.join(data, 'big.bin');
+    await saveSnapshot(s, '/root', snapshot);
+    expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(dump(loadSnapshot(snapshot, '/root', () => {})!)).toEqual(dump(s));
+  });
+
+  it('are ignored when written by an older version or damaged', async () => {
+    const s = new EntryStore();
+    s.add(ROOT_ID, file('x'));
+    const snapshot = path.join(data, 'idx.bin');
+    await saveSnapshot(s, '/root', snapshot);
+    const bytes = fs.readFileSync(snapshot);
+    const old = Buffer.from(bytes);
+    old[5] = 2; // the version byte of "FMIDX\u0003": version 2 held mangled names
+    fs.writeFileSync(snapshot, old);
+    expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
+    fs.writeFileSync(snapshot, bytes.subarray(0, bytes.length - 3));
+    expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
+    fs.writeFileSync(snapshot, Buffer.concat([bytes, Buffer.of(0)]));
+    expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
+    fs.writeFileSync(snapshot, bytes);
+    expect(loadSnapshot(snapshot, '/root', () => {})?.live).toBe(2);
+  });
+});
