@@ -10,6 +10,7 @@ import type { Logger } from '../context.ts';
 import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
+import { compactionDue, compactStore } from './compact.ts';
 import { reconcileDir, refreshLossyPath, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
 import { isSuspect } from '../files/disk/names.ts';
 
@@ -74,6 +75,7 @@ export class SearchIndex {
   private lastScanMs: number | null = null;
   private queue: Promise<void> = Promise.resolve();
   private dirty = false;
+  private compactionQueued = false;
   private readonly abort = new AbortController();
   private subscription?: Subscription;
   private timers: NodeJS.Timeout[] = [];
@@ -96,6 +98,7 @@ export class SearchIndex {
       },
       onRemove: () => {
         this.dirty = true;
+        this.compactIfDue();
       },
     };
   }
@@ -187,6 +190,27 @@ export class SearchIndex {
     const timer = setInterval(() => void this.reconcile(), this.opts.pollIntervalMs ?? 60_000);
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /**
+   * Queues a rebuild without the removed entries once they outnumber the live ones. Readers
+   * stay consistent: a query or the analyzer takes the store (and the trigram postings) once
+   * and keeps those objects, which the rebuild only reads; the new pair is swapped in at once.
+   */
+  private compactIfDue(): void {
+    if (!this.ready || this.compactionQueued || !compactionDue(this.store)) return;
+    this.compactionQueued = true;
+    void this.enqueue(async () => {
+      try {
+        const trigrams = new TrigramIndex();
+        const store = await compactStore(this.store, (s, id) => trigrams.add(id, s.names[id].toLowerCase()), this.abort.signal);
+        trigrams.trim();
+        this.store = store;
+        this.trigrams = trigrams;
+      } finally {
+        this.compactionQueued = false;
+      }
+    });
   }
 
   /** Re-checks every folder's mtime against the disk. */
