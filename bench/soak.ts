@@ -1,13 +1,19 @@
 /**
  * `npm run bench -- --only soak`: mixed load from 50 connections on loopback for 10 minutes
  * (listings, downloads, uploads, searches, renames). fm must answer every request, keep its
- * open file descriptors level, and its resident memory must not grow by 10 % or more between
- * the end of the first minute and the end. `--soak-seconds N` shortens the run.
+ * open file descriptors level, and its resident memory must not grow by 10 % or more from the
+ * second tenth of the run (the second minute) to the last tenth: RSS is sampled every 2 s and
+ * the two windows' medians are compared (a single sample lands anywhere in a GC cycle). The
+ * heap after a full collection, read through the inspector, is reported beside it.
+ * `--soak-seconds N` shortens the run; `--soak-snapshots DIR` writes heap snapshots at the
+ * end of the second tenth and after the run, for a leak hunt (compare them in DevTools; the
+ * RSS figures of such a run are not comparable: the heap profiler holds memory of its own).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { connectInspector, inspectorUrl } from './inspector.ts';
 import { fmt, median, memoryOf, percentile, startFm } from './lib.ts';
 import type { Row } from './search.ts';
 
@@ -16,6 +22,8 @@ export interface SoakOptions {
   seconds: number;
   connections: number;
   log: (line: string) => void;
+  /** Write heap snapshots here (slow: each one pauses fm for seconds, and RSS grows by the profiler's own memory). */
+  snapshotsDir?: string;
 }
 
 type Op = 'list' | 'download' | 'upload' | 'search' | 'rename';
@@ -76,6 +84,25 @@ function request(agent: http.Agent, base: URL, token: string, method: string, pa
   });
 }
 
+export interface Sample {
+  /** ms since the load started */
+  at: number;
+  mib: number;
+}
+
+/**
+ * Growth of RSS over a run of `runMs`: the median of the samples in the second tenth against
+ * the median of those in the last tenth (samples taken after the run count in the last). RSS
+ * follows the heap's size between collections up and down by a fifth under this load, so a
+ * single sample at each end measures where two GC cycles happened to be.
+ */
+export function rssGrowth(samples: Sample[], runMs: number): { second: number; last: number; growth: number } {
+  const tenth = runMs / 10;
+  const second = median(samples.filter((x) => x.at >= tenth && x.at < 2 * tenth).map((x) => x.mib));
+  const last = median(samples.filter((x) => x.at >= 9 * tenth).map((x) => x.mib));
+  return { second, last, growth: last / second - 1 };
+}
+
 function openFds(pid: number): number {
   return fs.readdirSync(`/proc/${pid}/fd`).length;
 }
@@ -99,8 +126,11 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
     fs.mkdirSync(path.join(work, `w-${w}`), { recursive: true });
     fs.writeFileSync(path.join(work, `w-${w}`, 'a.txt'), 'rename me');
   }
-  const fm = await startFm(root);
+  const fm = await startFm(root, [], ['--inspect=127.0.0.1:0']);
   const pid = fm.child.pid!;
+  const inspectorAt = inspectorUrl(fm.output());
+  if (!inspectorAt) throw new Error(`no inspector address in fm's output: ${fm.output()}`);
+  const inspector = await connectInspector(inspectorAt);
   const base = new URL(fm.url);
   const upload = crypto.randomBytes(UPLOAD_BYTES);
   const times = new Map<Op, number[]>(MIX.map(([op]) => [op, []]));
@@ -115,14 +145,24 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
 
   const started = Date.now();
   const end = started + o.seconds * 1000;
-  const warmAt = started + Math.min(60_000, (o.seconds * 1000) / 10);
-  let rssWarm = 0;
-  let rssPeak = 0;
-  const sampler = setInterval(() => {
-    const { rss } = memoryOf(pid);
-    rssPeak = Math.max(rssPeak, rss);
-    if (!rssWarm && Date.now() >= warmAt) rssWarm = rss;
-  }, 250);
+  const tenth = (o.seconds * 1000) / 10;
+  const rss: Sample[] = [];
+  const sampler = setInterval(() => rss.push({ at: Date.now() - started, mib: memoryOf(pid).rss }), 2000);
+  // The heap after a full collection at the end of the second tenth and of the following ones
+  // up to the eighth, and after the run: never inside the two windows compared (a forced
+  // collection shrinks the heap, and RSS with it, for some seconds).
+  const heap: Sample[] = [];
+  const probe = async () => {
+    heap.push({ at: Date.now() - started, mib: await inspector.heapAfterGc() });
+    o.log(`   soak: ${Math.round((Date.now() - started) / 1000)} s, heap after GC ${fmt(heap[heap.length - 1].mib)} MiB`);
+  };
+  const probes = (async () => {
+    for (let k = 2; k <= 8; k++) {
+      await new Promise((r) => setTimeout(r, Math.max(0, started + k * tenth - Date.now())));
+      if (k === 2 && o.snapshotsDir) await inspector.snapshot(path.join(o.snapshotsDir, 'soak-early.heapsnapshot'));
+      await probe();
+    }
+  })();
 
   async function worker(w: number): Promise<void> {
     let name = 'a.txt';
@@ -170,7 +210,10 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
   await Promise.all(Array.from({ length: o.connections }, (_, w) => worker(w)));
   clearInterval(progress);
   clearInterval(sampler);
-  const rssEnd = memoryOf(pid).rss;
+  await probes;
+  if (o.snapshotsDir) await inspector.snapshot(path.join(o.snapshotsDir, 'soak-late.heapsnapshot'));
+  await probe();
+  inspector.close();
   agent.destroy();
   const fdsAfter = await settle(() => openFds(pid), fdsBefore, 10_000);
   await fm.stop();
@@ -178,14 +221,17 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
   const seconds = (Date.now() - started) / 1000;
   const total = [...times.values()].reduce((s, t) => s + t.length, 0);
   const errorCount = [...errors.values()].reduce((s, e) => s + e, 0);
-  const growth = rssWarm ? rssEnd / rssWarm - 1 : Number.NaN;
+  const { second: rssSecond, last: rssLast, growth } = rssGrowth(rss, o.seconds * 1000);
+  const rssPeak = Math.max(...rss.map((x) => x.mib));
+  const heapSecond = heap[0]?.mib ?? Number.NaN;
+  const heapLast = heap[heap.length - 1]?.mib ?? Number.NaN;
   const rows: Row[] = [
     {
       workload: `soak: ${o.connections} connections, ${fmt(seconds / 60, 1)} min of mixed load`,
       fm: `${total} requests (${fmt(total / seconds, 0)}/s), ${errorCount} errors`,
       baseline: 'target: 0 errors, no fd growth, RSS growth < 10 %',
-      ratio: `fds ${fdsBefore} → ${fdsAfter}; RSS ${fmt(rssWarm, 0)} → ${fmt(rssEnd, 0)} MiB (${fmt(growth * 100, 1)} %)`,
-      note: `peak RSS ${fmt(rssPeak, 0)} MiB${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
+      ratio: `fds ${fdsBefore} → ${fdsAfter}; RSS (median of 2nd vs last tenth) ${fmt(rssSecond, 0)} → ${fmt(rssLast, 0)} MiB (${fmt(growth * 100, 1)} %)`,
+      note: `heap after GC ${fmt(heapSecond)} → ${fmt(heapLast)} MiB (${heap.map((x) => fmt(x.mib, 0)).join(', ')} at the end of tenths 2–8 and after the run); peak RSS ${fmt(rssPeak, 0)} MiB${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
     },
   ];
   for (const [op, t] of times) {
