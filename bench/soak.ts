@@ -223,6 +223,8 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
   const errorCount = [...errors.values()].reduce((s, e) => s + e, 0);
   const { second: rssSecond, last: rssLast, growth } = rssGrowth(rss, o.seconds * 1000);
   const rssPeak = Math.max(...rss.map((x) => x.mib));
+  // The former measure, for comparison: the first sample of the second tenth against the last one.
+  const rssOneSample = [rss.find((x) => x.at >= tenth)?.mib ?? Number.NaN, rss[rss.length - 1]?.mib ?? Number.NaN];
   const heapSecond = heap[0]?.mib ?? Number.NaN;
   const heapLast = heap[heap.length - 1]?.mib ?? Number.NaN;
   const rows: Row[] = [
@@ -231,7 +233,7 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
       fm: `${total} requests (${fmt(total / seconds, 0)}/s), ${errorCount} errors`,
       baseline: 'target: 0 errors, no fd growth, RSS growth < 10 %',
       ratio: `fds ${fdsBefore} → ${fdsAfter}; RSS (median of 2nd vs last tenth) ${fmt(rssSecond, 0)} → ${fmt(rssLast, 0)} MiB (${fmt(growth * 100, 1)} %)`,
-      note: `heap after GC ${fmt(heapSecond)} → ${fmt(heapLast)} MiB (${heap.map((x) => fmt(x.mib, 0)).join(', ')} at the end of tenths 2–8 and after the run); peak RSS ${fmt(rssPeak, 0)} MiB${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
+      note: `heap after GC ${fmt(heapSecond)} → ${fmt(heapLast)} MiB (${heap.map((x) => fmt(x.mib, 0)).join(', ')} at the end of tenths 2–8 and after the run); peak RSS ${fmt(rssPeak, 0)} MiB; one sample at each end: ${fmt(rssOneSample[0], 0)} → ${fmt(rssOneSample[1], 0)} MiB (${fmt((rssOneSample[1] / rssOneSample[0] - 1) * 100, 1)} %)${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
     },
   ];
   for (const [op, t] of times) {
