@@ -148,16 +148,21 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
   const tenth = (o.seconds * 1000) / 10;
   const rss: Sample[] = [];
   const sampler = setInterval(() => rss.push({ at: Date.now() - started, mib: memoryOf(pid).rss }), 2000);
-  // The heap after a full collection at the end of the second tenth and of the following ones
-  // up to the eighth, and after the run: never inside the two windows compared (a forced
-  // collection shrinks the heap, and RSS with it, for some seconds).
+  // The heap after a full collection, and RSS right after it (what fm holds once its garbage is
+  // gone: a leak, in JavaScript or native memory, raises it), at the end of tenths 2, 5 and 8
+  // and after the run: never inside the windows compared, since a forced collection shrinks the
+  // heap, and RSS with it, for a while. Few of them: each one resets V8's heap sizing.
   const heap: Sample[] = [];
+  const rssAfterGc: Sample[] = [];
   const probe = async () => {
     heap.push({ at: Date.now() - started, mib: await inspector.heapAfterGc() });
-    o.log(`   soak: ${Math.round((Date.now() - started) / 1000)} s, heap after GC ${fmt(heap[heap.length - 1].mib)} MiB`);
+    rssAfterGc.push({ at: Date.now() - started, mib: memoryOf(pid).rss });
+    o.log(
+      `   soak: ${Math.round((Date.now() - started) / 1000)} s, after a full GC: heap ${fmt(heap.at(-1)!.mib)} MiB, RSS ${fmt(rssAfterGc.at(-1)!.mib, 0)} MiB`,
+    );
   };
   const probes = (async () => {
-    for (let k = 2; k <= 8; k++) {
+    for (const k of [2, 5, 8]) {
       await new Promise((r) => setTimeout(r, Math.max(0, started + k * tenth - Date.now())));
       if (k === 2 && o.snapshotsDir) await inspector.snapshot(path.join(o.snapshotsDir, 'soak-early.heapsnapshot'));
       await probe();
@@ -225,15 +230,15 @@ export async function benchSoak(o: SoakOptions): Promise<Row[]> {
   const rssPeak = Math.max(...rss.map((x) => x.mib));
   // The former measure, for comparison: the first sample of the second tenth against the last one.
   const rssOneSample = [rss.find((x) => x.at >= tenth)?.mib ?? Number.NaN, rss[rss.length - 1]?.mib ?? Number.NaN];
-  const heapSecond = heap[0]?.mib ?? Number.NaN;
-  const heapLast = heap[heap.length - 1]?.mib ?? Number.NaN;
+  const byTenth = Array.from({ length: 10 }, (_, k) => rss.filter((x) => x.at >= k * tenth && x.at < (k + 1) * tenth).map((x) => x.mib));
+  o.log(`   soak: RSS by tenth, median / max: ${byTenth.map((t) => `${fmt(median(t), 0)}/${fmt(Math.max(...t), 0)}`).join(', ')} MiB`);
   const rows: Row[] = [
     {
       workload: `soak: ${o.connections} connections, ${fmt(seconds / 60, 1)} min of mixed load`,
       fm: `${total} requests (${fmt(total / seconds, 0)}/s), ${errorCount} errors`,
       baseline: 'target: 0 errors, no fd growth, RSS growth < 10 %',
       ratio: `fds ${fdsBefore} → ${fdsAfter}; RSS (median of 2nd vs last tenth) ${fmt(rssSecond, 0)} → ${fmt(rssLast, 0)} MiB (${fmt(growth * 100, 1)} %)`,
-      note: `heap after GC ${fmt(heapSecond)} → ${fmt(heapLast)} MiB (${heap.map((x) => fmt(x.mib, 0)).join(', ')} at the end of tenths 2–8 and after the run); peak RSS ${fmt(rssPeak, 0)} MiB; one sample at each end: ${fmt(rssOneSample[0], 0)} → ${fmt(rssOneSample[1], 0)} MiB (${fmt((rssOneSample[1] / rssOneSample[0] - 1) * 100, 1)} %)${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
+      note: `after a full GC at the end of tenths 2, 5, 8 and after the run: heap ${heap.map((x) => fmt(x.mib)).join(', ')} MiB, RSS ${rssAfterGc.map((x) => fmt(x.mib, 0)).join(', ')} MiB; RSS median by tenth ${byTenth.map((t) => fmt(median(t), 0)).join(', ')} MiB; peak RSS ${fmt(rssPeak, 0)} MiB; one sample at each end: ${fmt(rssOneSample[0], 0)} → ${fmt(rssOneSample[1], 0)} MiB (${fmt((rssOneSample[1] / rssOneSample[0] - 1) * 100, 1)} %)${firstErrors.length ? `; first errors: ${firstErrors.join(', ')}` : ''}`,
     },
   ];
   for (const [op, t] of times) {
