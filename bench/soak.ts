@@ -3,8 +3,10 @@
  * (listings, downloads, uploads, searches, renames). fm must answer every request, keep its
  * open file descriptors level, and its resident memory must not grow by 10 % or more from the
  * second tenth of the run (the second minute) to the last tenth: RSS is sampled every 2 s and
- * the two windows' medians are compared (a single sample lands anywhere in a GC cycle). The
- * heap after a full collection, read through the inspector, is reported beside it.
+ * the two windows' medians are compared (a single sample lands anywhere in a GC cycle). Beside
+ * it: the heap after a full collection, read through the inspector, and RSS right after it,
+ * the figure a leak would raise (under load RSS wanders with V8's heap sizing; see
+ * docs/decisions.md, "Performance: the soak").
  * `--soak-seconds N` shortens the run; `--soak-snapshots DIR` writes heap snapshots at the
  * end of the second tenth and after the run, for a leak hunt (compare them in DevTools; the
  * RSS figures of such a run are not comparable: the heap profiler holds memory of its own).
