@@ -9,15 +9,13 @@ interface Reply {
   id?: number;
   method?: string;
   params?: { chunk?: string };
-  result?: { usedSize?: number; result?: { value?: unknown } };
+  result?: { usedSize?: number };
   error?: { message: string };
 }
 
 export interface Inspector {
   /** Forces a full garbage collection and returns the heap's used bytes after it, in MiB. */
   heapAfterGc(): Promise<number>;
-  /** fm's `process.memoryUsage()`, in MiB (no collection forced). */
-  memoryUsage(): Promise<Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>>;
   /** Writes a heap snapshot (after a full collection) to `file`. */
   snapshot(file: string): Promise<void>;
   close(): void;
@@ -57,11 +55,6 @@ export async function connectInspector(url: string): Promise<Inspector> {
       await call('HeapProfiler.collectGarbage');
       const r = await call('Runtime.getHeapUsage');
       return (r.result?.usedSize ?? Number.NaN) / 1024 ** 2;
-    },
-    async memoryUsage() {
-      const expression = 'Object.fromEntries(Object.entries(process.memoryUsage()).map(([k, v]) => [k, v / 1024 ** 2]))';
-      const r = await call('Runtime.evaluate', { expression, returnByValue: true });
-      return r.result?.result?.value as Awaited<ReturnType<Inspector['memoryUsage']>>;
     },
     async snapshot(file) {
       const out = fs.createWriteStream(file);
