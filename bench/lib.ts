@@ -71,23 +71,29 @@ export interface BenchFm {
   password: string;
   child: ChildProcess;
   startupMs: number;
+  /** What fm printed so far (standard output and error). */
+  output(): string;
   stop(): Promise<void>;
 }
 
-/** Starts the built fm on a folder with a fresh database and logs in as admin. */
-export async function startFm(root: string, extraArgs: string[] = []): Promise<BenchFm> {
+/** Starts the built fm on a folder with a fresh database and logs in as admin; `nodeArgs` go to Node (the soak's `--inspect`). */
+export async function startFm(root: string, extraArgs: string[] = [], nodeArgs: string[] = []): Promise<BenchFm> {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-bench-'));
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [FM_BIN, 'serve', root, '--port', '0', '--log', 'off', '--database', path.join(home, 'fm.db'), ...extraArgs], {
-    env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, FM_BIN, 'serve', root, '--port', '0', '--log', 'off', '--database', path.join(home, 'fm.db'), ...extraArgs],
+    {
+      env: { ...process.env, XDG_DATA_HOME: path.join(home, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stderr!.on('data', (d) => (out += d));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /listening on (\S+)\n/.exec(out);
+      const m = /listening on (https?:\/\/\S+)\n/.exec(out);
       if (m) resolve(m[1]);
     });
     child.once('exit', (code) => reject(new Error(`fm exited with ${code}: ${out}`)));
@@ -102,6 +108,7 @@ export async function startFm(root: string, extraArgs: string[] = []): Promise<B
     password,
     child,
     startupMs,
+    output: () => out,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));

@@ -9,7 +9,7 @@
  *   npm run bench -- --only listing,first-page,requests   the listing cases (issue 14)
  *   npm run bench -- --only live,analyzer   live listings under 1,000 changes/s, the storage analyzer (issue 19)
  *   npm run bench -- --only postgres     listing and login on PostgreSQL against SQLite (issue 21)
- *   npm run bench -- --only soak [--soak-seconds 60]   10 minutes of mixed load (not in the default run)
+ *   npm run bench -- --only soak [--soak-seconds 60] [--soak-snapshots DIR]   10 minutes of mixed load (not in the default run)
  *   npm run bench -- --only quota   what a quota costs a write (issue 18)
  *   npm run bench -- --only audit   the audit log's cost: downloads and listings with it on and off
  *
@@ -167,7 +167,8 @@ await section('postgres', () => benchPostgres(dataDir));
 // Ten minutes long: only when asked for (`--only soak`).
 if (only?.has('soak')) {
   const seconds = args.includes('--soak-seconds') ? Number(args[args.indexOf('--soak-seconds') + 1]) : 600;
-  await section('soak', () => benchSoak({ dataDir, seconds, connections: 50, log }));
+  const snapshotsDir = args.includes('--soak-snapshots') ? path.resolve(args[args.indexOf('--soak-snapshots') + 1]) : undefined;
+  await section('soak', () => benchSoak({ dataDir, seconds, connections: 50, log, snapshotsDir }));
 }
 
 const machine = `${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${fmt(os.totalmem() / 1024 ** 3, 0)} GiB, Node ${process.version}, load average ${os

@@ -11,6 +11,7 @@ import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { nameMatcher } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
+import { compactionDue, compactStore } from './compact.ts';
 import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
 import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tree-watcher.ts';
 
@@ -75,6 +76,7 @@ export class SearchIndex {
   private lastScanMs: number | null = null;
   private queue: Promise<void> = Promise.resolve();
   private dirty = false;
+  private compactionQueued = false;
   private readonly abort = new AbortController();
   private watcher?: TreeWatcher;
   private timers: NodeJS.Timeout[] = [];
@@ -97,6 +99,7 @@ export class SearchIndex {
       },
       onRemove: () => {
         this.dirty = true;
+        this.compactIfDue();
       },
       onFolder: (abs) => this.watcher?.watch(abs),
     };
@@ -187,6 +190,27 @@ export class SearchIndex {
     const timer = setInterval(() => void this.reconcile(), this.opts.pollIntervalMs ?? 60_000);
     timer.unref();
     this.timers.push(timer);
+  }
+
+  /**
+   * Queues a rebuild without the removed entries once they outnumber the live ones. Readers
+   * stay consistent: a query or the analyzer takes the store (and the trigram postings) once
+   * and keeps those objects, which the rebuild only reads; the new pair is swapped in at once.
+   */
+  private compactIfDue(): void {
+    if (!this.ready || this.compactionQueued || !compactionDue(this.store)) return;
+    this.compactionQueued = true;
+    void this.enqueue(async () => {
+      try {
+        const trigrams = new TrigramIndex();
+        const store = await compactStore(this.store, (id, name) => trigrams.add(id, name.toLowerCase()), this.abort.signal);
+        trigrams.trim();
+        this.store = store;
+        this.trigrams = trigrams;
+      } finally {
+        this.compactionQueued = false;
+      }
+    });
   }
 
   /** Re-checks every folder's mtime against the disk. */
