@@ -15,7 +15,6 @@ const EXTERNAL = [
   'sqlite3',
   '@keyv/sqlite',
   'sharp',
-  '@parcel/watcher',
   // Optional native addons of rare archive formats, required on first use (archive/compressors.ts).
   'lz4-napi',
   'lzma-native',
