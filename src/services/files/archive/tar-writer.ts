@@ -10,6 +10,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { hasEscapes, nameBytes } from '../disk/names.ts';
 import { asciiStandIn, paxRecord } from './names.ts';
+import { writeWithBackpressure } from './write-out.ts';
 
 const BLOCK = 512;
 /** The largest size ustar's 11 octal digits hold (8 GiB − 1); larger sizes go into a pax record. */
@@ -85,17 +86,8 @@ export class TarWriter {
     return rest ? this.write(ZEROS.subarray(0, BLOCK - rest)) : Promise.resolve();
   }
 
-  private async write(buf: Buffer): Promise<void> {
-    if (this.out.write(buf)) return;
-    await new Promise<void>((resolve, reject) => {
-      const done = (err?: Error) => {
-        this.out.off('drain', done).off('close', closed);
-        if (err) reject(err);
-        else resolve();
-      };
-      const closed = () => done(new Error('archive output closed'));
-      this.out.once('drain', done).once('close', closed);
-    });
+  private write(buf: Buffer): Promise<void> {
+    return writeWithBackpressure(this.out, buf);
   }
 }
 

@@ -15,6 +15,7 @@ import zlib from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import { Transform, type Readable, type Writable } from 'node:stream';
 import { hasEscapes, nameBytes } from '../disk/names.ts';
+import { writeWithBackpressure } from './write-out.ts';
 
 /** What the archive records of an entry. `name` ends with '/' for a folder. */
 export interface ZipEntryInfo {
@@ -78,19 +79,9 @@ export class ZipWriter {
   constructor(private readonly out: Writable) {}
 
   /** Writes a buffer, waiting while the output is full. */
-  private async write(buf: Buffer): Promise<void> {
+  private write(buf: Buffer): Promise<void> {
     this.offset += buf.length;
-    if (!this.out.write(buf)) {
-      await new Promise<void>((resolve, reject) => {
-        const done = (err?: Error) => {
-          this.out.off('drain', done).off('close', closed);
-          if (err) reject(err);
-          else resolve();
-        };
-        const closed = () => done(new Error('archive output closed'));
-        this.out.once('drain', done).once('close', closed);
-      });
-    }
+    return writeWithBackpressure(this.out, buf);
   }
 
   private start(info: ZipEntryInfo, method: number, flags: number): Written {
