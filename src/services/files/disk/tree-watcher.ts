@@ -12,6 +12,7 @@
  * is told, once: the caller then reconciles by polling.
  */
 import fs from 'node:fs';
+import path from 'node:path';
 import { decodeName, osPath } from './names.ts';
 
 export type TreeEventType = 'create' | 'update' | 'delete';
@@ -83,8 +84,7 @@ export class TreeWatcher {
     }
     watcher.on('error', (err) => this.fail(err));
     this.watches.set(dir, { watcher, ino, subs: new Set() });
-    const cut = dir.lastIndexOf('/');
-    this.watches.get(dir.slice(0, cut) || '/')?.subs.add(dir.slice(cut + 1));
+    this.watches.get(path.dirname(dir))?.subs.add(path.basename(dir));
   }
 
   close(): void {
@@ -103,7 +103,7 @@ export class TreeWatcher {
   private heard(dir: string, event: string, name: Buffer | null): void {
     if (this.stopped) return;
     // No name: something in the folder changed, the folder itself is re-read.
-    const abs = name ? join(dir, decodeName(name)) : dir;
+    const abs = name ? path.join(dir, decodeName(name)) : dir;
     const contentOnly = event === 'change' && (this.pending.get(abs) ?? true);
     this.pending.set(abs, contentOnly);
     if (this.scheduled) return;
@@ -132,7 +132,7 @@ export class TreeWatcher {
       if (known) this.drop(abs);
       // A folder's own removal or move is heard inside it under its own name, and the entries of
       // a folder that went away are covered by the folder's removal, which its parent reports.
-      if (!contentOnly && lstat(parentOf(abs))?.isDirectory()) events.push({ path: abs, type: 'delete' });
+      if (!contentOnly && lstat(path.dirname(abs))?.isDirectory()) events.push({ path: abs, type: 'delete' });
       return;
     }
     if (st.isDirectory() && (!known || known.ino !== st.ino)) {
@@ -161,7 +161,7 @@ export class TreeWatcher {
       }
       for (const e of entries) {
         if (!e.isDirectory()) continue;
-        const abs = join(cur, decodeName(e.name));
+        const abs = path.join(cur, decodeName(e.name));
         if (!this.opts.skip?.(abs)) stack.push(abs);
       }
     }
@@ -169,8 +169,7 @@ export class TreeWatcher {
 
   /** Stops watching a folder and every watched folder below it. */
   private drop(dir: string): void {
-    const cut = dir.lastIndexOf('/');
-    this.watches.get(dir.slice(0, cut) || '/')?.subs.delete(dir.slice(cut + 1));
+    this.watches.get(path.dirname(dir))?.subs.delete(path.basename(dir));
     const stack = [dir];
     while (stack.length) {
       const cur = stack.pop()!;
@@ -178,17 +177,9 @@ export class TreeWatcher {
       if (!w) continue;
       w.watcher.close();
       this.watches.delete(cur);
-      for (const sub of w.subs) stack.push(join(cur, sub));
+      for (const sub of w.subs) stack.push(path.join(cur, sub));
     }
   }
-}
-
-function join(dir: string, name: string): string {
-  return dir === '/' ? `/${name}` : `${dir}/${name}`;
-}
-
-function parentOf(abs: string): string {
-  return abs.slice(0, abs.lastIndexOf('/')) || '/';
 }
 
 function lstat(abs: string): fs.Stats | undefined {
