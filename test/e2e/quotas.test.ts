@@ -120,8 +120,9 @@ describe('quotas', () => {
     await page.getByRole('dialog', { name: 'Upload' }).getByRole('button', { name: 'File', exact: true }).click();
     await (await chooser).setFiles(file);
     await page.getByRole('region', { name: 'Uploads' }).getByText('Failed: 1').waitFor();
-    // The upload panel's notice carries the server's sentence, which names the quota.
-    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('over quota: 800KB for cid, 768KB used; this needs 64KB more');
+    // The upload panel's notice is in the user's language, with the server's sentence (which names the quota) after it.
+    await expect.poll(() => page.getByRole('alert').first().textContent()).toContain('This would go over your storage quota');
+    expect(await page.getByRole('alert').first().textContent()).toContain('over quota: 800KB for cid, 768KB used; this needs 64KB more');
     await shot(page, 'quota-upload-refused');
     expect(fs.readdirSync(path.join(root, 'ann'))).toEqual(['report.bin']);
   });

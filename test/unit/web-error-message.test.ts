@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { errorNotice } from '../../web/actions/notify.ts';
 import { ApiError, ConnectionError, toError } from '../../web/api/client.ts';
-import { ERROR_MESSAGE_KEYS, errorMessageKey } from '../../web/lib/errorMessage.ts';
+import { describeFailure, ERROR_MESSAGE_KEYS, errorMessageKey } from '../../web/lib/errorMessage.ts';
 
 const en = JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../web/i18n/en.json'), 'utf8')) as Record<string, unknown>;
 const lookup = (key: string): unknown => key.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], en);
@@ -50,5 +50,29 @@ describe('error notices', () => {
   it('show other errors and unknown statuses by their message', () => {
     expect(errorNotice(new Error('Passwords do not match'))).toEqual({ kind: 'error', message: 'Passwords do not match' });
     expect(errorNotice(new ApiError(418, "418 I'm a teapot"))).toEqual({ kind: 'error', message: "418 I'm a teapot" });
+  });
+});
+
+describe('a failure in one line (the upload panel)', () => {
+  const t = (key: string) => `«${key}»`;
+
+  it('translates the code and keeps the server sentence, which carries the numbers', () => {
+    expect(describeFailure(507, 'quota', '507 Insufficient Storage: over quota: 800KB for cid, 768KB used; this needs 64KB more', t)).toBe(
+      '«quota.over» (over quota: 800KB for cid, 768KB used; this needs 64KB more)',
+    );
+    expect(describeFailure(507, 'quota', 'over quota: 800KB for cid, 768KB used; this needs 64KB more', t)).toBe(
+      '«quota.over» (over quota: 800KB for cid, 768KB used; this needs 64KB more)',
+    );
+  });
+
+  it('falls back to the status, and drops a text that only repeats it', () => {
+    expect(describeFailure(507, '', '507 Insufficient Storage', t)).toBe('«errors.code.noSpace»');
+    expect(describeFailure(500, '', '500 Error', t)).toBe('«errors.internal»');
+    expect(describeFailure(0, '', 'Failed to fetch', t)).toBe('«errors.connection»');
+  });
+
+  it('keeps the text as it is when neither code nor status is known', () => {
+    expect(describeFailure(418, '', "I'm a teapot", t)).toBe("I'm a teapot");
+    expect(describeFailure(418, '', '', t)).toBe('418');
   });
 });

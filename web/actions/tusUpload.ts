@@ -4,22 +4,20 @@
  * offset the server kept.
  */
 import type { DetailedError, Upload as TusUpload } from 'tus-js-client';
-import { request } from '../api/client.ts';
+import { ApiError, ERROR_CODE_HEADER, request } from '../api/client.ts';
 import { withBase } from '../config.ts';
 import { DEFAULT_CHUNK_SIZE } from '../lib/chunkSize.ts';
+import { describeFailure } from '../lib/errorMessage.ts';
 import { baseName, encodePath } from '../lib/paths.ts';
 import { isNetworkFailure, waitForConnection } from '../lib/connection.ts';
 import { retryDelays } from '../lib/retry.ts';
 import type { UploadEntry } from './uploadTypes.ts';
 
-/** The short cause of a failure: the server's answer when there is one. */
-export function causeOf(err: unknown): string {
-  const detailed = err as Partial<DetailedError>;
-  const res = detailed.originalResponse;
-  if (res) {
-    const body = (res.getBody() ?? '').trim();
-    return body || `${res.getStatus()}`;
-  }
+/** The short cause of a failure in the user's language, with the server's own text after it. */
+export function causeOf(err: unknown, t: (key: string) => string): string {
+  const res = (err as Partial<DetailedError>).originalResponse;
+  if (res) return describeFailure(res.getStatus(), res.getHeader(ERROR_CODE_HEADER) ?? '', (res.getBody() ?? '').trim(), t);
+  if (err instanceof ApiError) return describeFailure(err.status, err.code, err.message, t);
   return err instanceof Error ? err.message : String(err);
 }
 

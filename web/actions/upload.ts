@@ -142,7 +142,7 @@ export class UploadManager {
       else {
         this.failed = true;
         this.retryable.push({ path: job.path, file: job.file, isDir: job.isDir, overwrite: job.overwrite });
-        this.host.notify.showError(new Error(i18n.t('upload.failed', { cause: `${job.name}: ${causeOf(err)}` })));
+        this.host.notify.showError(new Error(i18n.t('upload.failed', { cause: `${job.name}: ${causeOf(err, (key) => i18n.t(key))}` })));
       }
     }
     if (job.session !== this.session) return;

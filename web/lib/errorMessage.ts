@@ -45,3 +45,17 @@ export const ERROR_MESSAGE_KEYS: readonly string[] = [...new Set([...Object.valu
 export function errorMessageKey(status: number, code: string): string | undefined {
   return BY_CODE[code] ?? BY_STATUS[status] ?? (status >= 500 ? BY_CODE.internal : undefined);
 }
+
+/**
+ * A failure in one line, in the user's language: the sentence for its code or status, then the
+ * server's own text (often English, but it carries the numbers, e.g. a quota's) in parentheses.
+ */
+export function describeFailure(status: number, code: string, text: string, t: (key: string) => string): string {
+  const key = errorMessageKey(status, code);
+  if (!key) return text || String(status);
+  const sentence = t(key);
+  // The server's text starts with its status line ("507 Insufficient Storage: …"), which the
+  // sentence already says; a lost connection has no server text at all.
+  const detail = status === 0 ? '' : text.replace(/^\d{3}\b[^:]*(:\s*|$)/, '').trim();
+  return !detail || detail === sentence ? sentence : `${sentence} (${detail})`;
+}
