@@ -30,6 +30,7 @@ import { QuotaService } from './quotas.ts';
 import { FolderUsage } from './quota-usage.ts';
 import { AuditLog } from './audit.ts';
 import { LiveFolders } from './live/hub.ts';
+import { watchFolderEntries } from './files/disk/folder-entries-watch.ts';
 
 export interface ServiceOptions {
   /**
@@ -210,6 +211,19 @@ function createAuditLog(repos: Repos, log: Logger, closers: Services['closers'])
   const audit = new AuditLog(repos.audit, { retention: async () => (await repos.settings.get()).auditRetention, log });
   closers.push(() => audit.close());
   return audit;
+}
+
+/**
+ * Follows changes made beside fm: the search index builds in the background and its tree watcher
+ * feeds live listings; without it (`--no-index`) live listings watch the folders they follow.
+ */
+export function followTheDisk(services: Services, index: boolean): void {
+  if (!index) {
+    services.live.watchFoldersWith(watchFolderEntries);
+    return;
+  }
+  void services.searchIndex.start();
+  services.closers.push(() => services.searchIndex.close());
 }
 
 /**

@@ -70,7 +70,7 @@ async function parseServeArgs(argv: string[]): Promise<{ root: string; flags: Se
 export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   const [
     { openDatabase },
-    { createServices, shutdownServices },
+    { createServices, followTheDisk, shutdownServices },
     setup,
     { provisioningProblem },
     { startServer },
@@ -155,10 +155,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
   print(`listening on ${running.url}`);
   services.uploads.start();
   services.trash.start();
-  if (flags.index) {
-    void services.searchIndex.start();
-    services.closers.push(() => services.searchIndex.close());
-  }
+  followTheDisk(services, flags.index);
 
   let stopped: Promise<number> | undefined;
   return {

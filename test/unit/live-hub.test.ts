@@ -59,4 +59,39 @@ describe('LiveFolders', () => {
     expect(ended).toBe(2);
     expect(hub.size).toBe(0);
   });
+
+  it('without the index, watches each followed folder once, while anyone follows it', () => {
+    const hub = new LiveFolders();
+    const opened: string[] = [];
+    const closed: string[] = [];
+    const hear = new Map<string, (name: string | null) => void>();
+    hub.watchFoldersWith((dir, onChange) => {
+      if (dir === '/r/unwatchable') return undefined;
+      opened.push(dir);
+      hear.set(dir, onChange);
+      return () => closed.push(dir);
+    });
+    const a = sink();
+    const b = sink();
+    const offA = hub.subscribe(1, '/r/a', a, () => {});
+    const offB = hub.subscribe(2, '/r/a', b, () => {});
+    expect(opened).toEqual(['/r/a']);
+    hear.get('/r/a')!('x.txt');
+    expect(a.names).toEqual(['x.txt']);
+    expect(b.names).toEqual(['x.txt']);
+    hear.get('/r/a')!(null);
+    expect([a.resets, b.resets]).toEqual([1, 1]);
+    offA();
+    expect(closed).toEqual([]);
+    offB();
+    expect(closed).toEqual(['/r/a']);
+    hub.subscribe(1, '/r/a', sink(), () => {});
+    expect(opened).toEqual(['/r/a', '/r/a']);
+    // A folder that cannot be watched is still followed (fm's own changes), with nothing to close.
+    const u = sink();
+    const offU = hub.subscribe(1, '/r/unwatchable', u, () => {});
+    hub.diskChanged('/r/unwatchable/y', 'create', false);
+    expect(u.names).toEqual(['y']);
+    offU();
+  });
 });

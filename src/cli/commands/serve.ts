@@ -83,7 +83,7 @@ export function serveCommand(): Command {
 
 async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Command): Promise<void> {
   const { openDatabase } = await import('../../storage/db.ts');
-  const { createServices, shutdownServices } = await import('../../services/index.ts');
+  const { createServices, followTheDisk, shutdownServices } = await import('../../services/index.ts');
   const { createAdmin, ensureSettings, planAdmin } = await import('../../services/setup.ts');
   const { provisioningProblem } = await import('../../services/settings.ts');
   const { startServer } = await import('../../server/start.ts');
@@ -211,11 +211,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   void import('../../server/middleware/body.ts').then((m) => m.loadKoaBody()).catch(() => {});
   services.uploads.start();
   services.trash.start();
-  if (opts.index) {
-    // The index builds in the background: the server answers at once, search walks until it is ready.
-    void services.searchIndex.start();
-    services.closers.push(() => services.searchIndex.close());
-  }
+  // The index builds in the background: the server answers at once, search walks until it is ready.
+  followTheDisk(services, opts.index);
 
   let stopping = false;
   stopNow = (signal: string) => {

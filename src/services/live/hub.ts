@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { TooManyRequestsError } from '../../errors.ts';
 import type { FileEvents } from '../events.ts';
+import type { WatchFolderEntries } from '../files/disk/folder-entries-watch.ts';
 
 /** What a subscriber of a folder hears. */
 export interface LiveSink {
@@ -24,6 +25,9 @@ export class LiveFolders {
   private readonly perUser = new Map<number, number>();
   /** How to end each open stream (shutdown). */
   private readonly enders = new Set<{ end: () => void }>();
+  /** Set without the index: each followed folder is watched here (closers by folder). */
+  private watchFolder?: WatchFolderEntries;
+  private readonly folderWatches = new Map<string, () => void>();
 
   constructor(private readonly maxPerUser = MAX_STREAMS_PER_USER) {}
 
@@ -35,6 +39,15 @@ export class LiveFolders {
       this.pathRemoved(e.fromAbs);
       this.pathChanged(e.toAbs);
     });
+  }
+
+  /**
+   * Without the index nothing reports other processes' changes: from now on each followed folder
+   * is watched on its own while anyone follows it (a folder that cannot be watched hears fm's
+   * own changes only).
+   */
+  watchFoldersWith(watch: WatchFolderEntries): void {
+    this.watchFolder = watch;
   }
 
   /**
@@ -60,6 +73,7 @@ export class LiveFolders {
     if (open >= this.maxPerUser) throw new TooManyRequestsError(5, `at most ${this.maxPerUser} live listings per user`);
     this.perUser.set(userId, open + 1);
     const sinks = this.byFolder.get(folderReal) ?? new Set<LiveSink>();
+    if (!sinks.size) this.startWatching(folderReal);
     this.byFolder.set(folderReal, sinks);
     sinks.add(sink);
     const ender = { end };
@@ -70,7 +84,11 @@ export class LiveFolders {
       done = true;
       this.enders.delete(ender);
       sinks.delete(sink);
-      if (!sinks.size) this.byFolder.delete(folderReal);
+      if (!sinks.size) {
+        this.byFolder.delete(folderReal);
+        this.folderWatches.get(folderReal)?.();
+        this.folderWatches.delete(folderReal);
+      }
       const left = (this.perUser.get(userId) ?? 1) - 1;
       if (left) this.perUser.set(userId, left);
       else this.perUser.delete(userId);
@@ -87,6 +105,14 @@ export class LiveFolders {
     let n = 0;
     for (const sinks of this.byFolder.values()) n += sinks.size;
     return n;
+  }
+
+  private startWatching(folderReal: string): void {
+    const close = this.watchFolder?.(folderReal, (name) => {
+      if (name !== null) this.pathChanged(path.join(folderReal, name));
+      else for (const sink of this.byFolder.get(folderReal) ?? []) sink.reset();
+    });
+    if (close) this.folderWatches.set(folderReal, close);
   }
 
   private pathChanged(abs: string): void {
