@@ -161,7 +161,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const closers: Services['closers'] = [() => exec.closeAll(), () => previews.close()];
   const hooks = new ExecHookRunner(repos, gate, exec, options.log);
   const quotas = new QuotaService(options.root, new FolderUsage({ index: searchIndex, skip: (abs) => gate.isProtected(abs), events }));
-  const trash = new TrashService({ gate, hooks, events, repos, log: options.log, dirSize: (abs) => searchIndex.dirSize(abs), quotas });
+  const trash = new TrashService({ gate, hooks, events, repos, log: options.log, treeUsage: (abs) => searchIndex.treeUsage(abs), quotas });
   closers.push(() => trash.close());
   const validateSettings: Services['validateSettings'] = (next, current, opts) => validateExecSettings(next, current, opts, exec.sandbox);
   const services: Services = {

@@ -276,6 +276,23 @@ describe('a restore from the trash', () => {
     await expect.poll(async () => (await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' })).status).toBe(200);
     expect(fs.statSync(path.join(u.dir, 'a.bin')).size).toBe(300);
   });
+
+  it('a folder brings back its entries too: an entry quota counts everything below it', async () => {
+    const u = await quotaUser(0, 6);
+    expect((await u.client.fetch('/api/resources/d/', { method: 'POST' })).status).toBe(200);
+    for (const f of ['1', '2', '3']) expect((await put(u, `/d/${f}.txt`, 10)).status).toBe(200);
+    expect((await u.client.fetch('/api/resources/d', { method: 'DELETE' })).status).toBe(204);
+    expect((await put(u, '/x.txt', 10)).status).toBe(200);
+    expect((await put(u, '/y.txt', 10)).status).toBe(200);
+    const [item] = await u.client.json<Array<{ id: string; name: string }>>('/api/trash');
+    // seed.bin, x.txt, y.txt and the folder with its three files would be 7 entries of 6.
+    const refused = await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' });
+    expect(refused.status).toBe(507);
+    expect(namesIn(u)).toEqual(['seed.bin', 'x.txt', 'y.txt']);
+    expect((await u.client.fetch('/api/resources/y.txt', { method: 'DELETE' })).status).toBe(204);
+    await expect.poll(async () => (await u.client.fetch(`/api/trash/${item.id}?action=restore`, { method: 'POST' })).status).toBe(200);
+    expect(namesIn(u, 'd')).toEqual(['1.txt', '2.txt', '3.txt']);
+  });
 });
 
 describe('an upload-only link of a user with a quota', () => {

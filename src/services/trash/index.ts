@@ -14,12 +14,12 @@ import type { HookRunner } from '../hooks.ts';
 import type { QuotaService } from '../quotas.ts';
 import { isInside } from '../files/disk/handle.ts';
 import { lstatOrMissing } from '../files/disk/lookup.ts';
-import { type Bin, TRASH_DIR, binOwners, moveIn, mountsInside, openBin, purge, reconcile, writeRecord } from '../files/disk/trash.ts';
+import { type Bin, TRASH_DIR, type TrashRecord, binOwners, moveIn, mountsInside, openBin, purge, reconcile, writeRecord } from '../files/disk/trash.ts';
 import { moveEntry, removeEntry } from '../files/disk/tree.ts';
 import { type Access, type Gate, type Target, walk } from '../files/gate.ts';
 import { freeName } from '../files/operations.ts';
 
-/** Entries measured at most when the index cannot tell a folder's size (the size is then a lower bound). */
+/** Entries measured at most when the index cannot tell a folder's size (size and count are then lower bounds). */
 const MEASURE_LIMIT = 100_000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
@@ -29,8 +29,8 @@ export interface TrashDeps {
   events: FileEvents;
   repos: Repos;
   log: Logger;
-  /** A folder's total size from the search index, when it has one. */
-  dirSize?: (abs: string) => number | undefined;
+  /** A folder's total size and entries from the search index, when it has them. */
+  treeUsage?: (abs: string) => { bytes: number; files: number } | undefined;
   /** The owner's quota, checked (and held) before a restore moves anything. */
   quotas?: Pick<QuotaService, 'reserve'>;
 }
@@ -51,6 +51,19 @@ export interface AdminOption {
 interface Found {
   bin: Bin;
   item: TrashItem;
+  /** The entries below a folder, when its record says. */
+  entries: number;
+}
+
+function itemOf(e: Awaited<ReturnType<typeof reconcile>>[number]): TrashItem {
+  return {
+    id: e.id,
+    name: e.record?.name ?? e.id,
+    path: e.record?.path ?? '',
+    deleted: new Date(e.record?.deleted ?? e.lstat.ctimeMs).toISOString(),
+    size: e.record?.size ?? e.lstat.size,
+    isDir: e.record?.isDir ?? e.lstat.isDirectory(),
+  };
 }
 
 export class TrashService {
@@ -81,12 +94,14 @@ export class TrashService {
     const { gate } = this.deps;
     const top = this.topOf(target.abs);
     gate.protect(path.join(top, TRASH_DIR));
-    const record = {
+    const { bytes, entries } = await this.measure(target);
+    const record: TrashRecord = {
       name: path.basename(target.abs),
       path: target.scopePath,
       deleted: Date.now(),
-      size: await this.sizeOf(target),
+      size: bytes,
       isDir: target.isDir,
+      ...(target.isDir && { entries }),
     };
     const bin = (await openBin(top, target.access.user.id, true))!;
     try {
@@ -123,22 +138,15 @@ export class TrashService {
     for (const top of this.tops()) {
       const bin = await openBin(top, user.id, false);
       if (!bin) continue;
-      const item = (await this.listBin(bin)).find((i) => i.id === id);
-      if (item) return { bin, item };
+      const found = (await reconcile(bin)).find((e) => e.id === id);
+      if (found) return { bin, item: itemOf(found), entries: found.record?.entries ?? 0 };
       await bin.close();
     }
     throw new NotFoundError('no such item in the trash');
   }
 
   private async listBin(bin: Bin): Promise<TrashItem[]> {
-    return (await reconcile(bin)).map((e) => ({
-      id: e.id,
-      name: e.record?.name ?? e.id,
-      path: e.record?.path ?? '',
-      deleted: new Date(e.record?.deleted ?? e.lstat.ctimeMs).toISOString(),
-      size: e.record?.size ?? e.lstat.size,
-      isDir: e.record?.isDir ?? e.lstat.isDirectory(),
-    }));
+    return (await reconcile(bin)).map(itemOf);
   }
 
   /** The owner of an item (the CLI names items by id alone). */
@@ -166,7 +174,7 @@ export class TrashService {
     const { gate, hooks, events } = this.deps;
     const access = await gate.access(user, await this.deps.repos.settings.get());
     gate.checkPermission(access, 'create');
-    const { bin, item } = await this.find(user, id);
+    const { bin, item, entries } = await this.find(user, id);
     try {
       let dst = await gate.resolve(access, item.path || `/${item.name}`, 'create', { mustExist: false, allowRoot: false });
       let replace = false;
@@ -180,9 +188,9 @@ export class TrashService {
           replace = true;
         } else throw new ConflictError(`${dst.virtual} exists`, 'exists');
       }
-      // The item's bytes come back into the scope (a folder counts as one entry: its entries
-      // are not counted in the trash). Held until the move is done, so parallel writes see it.
-      const room = await this.deps.quotas?.reserve(user, { bytes: item.size, files: 1 });
+      // The item's bytes and entries come back into the scope (entries are not counted in the
+      // trash). Held until the move is done, so parallel writes see it.
+      const room = await this.deps.quotas?.reserve(user, { bytes: item.size, files: 1 + entries });
       try {
         await hooks.around({ event: 'upload', user, file: dst.abs, scope: access.rootReal, destination: access.rootReal }, async () => {
           if (replace) await this.replace(access, dst);
@@ -284,16 +292,17 @@ export class TrashService {
   }
 
   /** Bytes of a target: a file's size; a folder's from the index, else counted (bounded). */
-  private async sizeOf(target: Target): Promise<number> {
-    if (!target.isDir) return target.lstat?.size ?? 0;
-    const indexed = this.deps.dirSize?.(target.abs);
-    if (indexed !== undefined) return indexed;
-    let total = 0;
-    let seen = 0;
+  /** A file's bytes, or a folder's bytes and entries below it. */
+  private async measure(target: Target): Promise<{ bytes: number; entries: number }> {
+    if (!target.isDir) return { bytes: target.lstat?.size ?? 0, entries: 0 };
+    const indexed = this.deps.treeUsage?.(target.abs);
+    if (indexed) return { bytes: indexed.bytes, entries: indexed.files };
+    let bytes = 0;
+    let entries = 0;
     for await (const e of walk(target.abs, '/')) {
-      if (++seen > MEASURE_LIMIT) break;
-      if (!e.dirent.isDirectory()) total += (await lstatOrMissing(e.abs))?.size ?? 0;
+      if (++entries > MEASURE_LIMIT) break;
+      if (!e.dirent.isDirectory()) bytes += (await lstatOrMissing(e.abs))?.size ?? 0;
     }
-    return total;
+    return { bytes, entries: Math.min(entries, MEASURE_LIMIT) };
   }
 }

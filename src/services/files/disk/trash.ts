@@ -33,6 +33,8 @@ export interface TrashRecord {
   /** Bytes (a folder: everything in it). */
   size: number;
   isDir: boolean;
+  /** A folder's entries (files, folders and links below it), for file-count quotas; absent in older records. */
+  entries?: number;
 }
 
 /** One user's trash on one file system: its two folders, open. */
@@ -121,7 +123,8 @@ export async function readRecord(bin: Bin, id: string): Promise<TrashRecord | un
     if ((await fh.stat()).size > MAX_RECORD) return undefined;
     const r = JSON.parse(await fh.readFile('utf8')) as Partial<TrashRecord>;
     if (typeof r.name !== 'string' || typeof r.path !== 'string' || typeof r.deleted !== 'number') return undefined;
-    return { name: r.name, path: r.path, deleted: r.deleted, size: Number(r.size) || 0, isDir: Boolean(r.isDir) };
+    const entries = Number.isSafeInteger(r.entries) && Number(r.entries) >= 0 ? Number(r.entries) : undefined;
+    return { name: r.name, path: r.path, deleted: r.deleted, size: Number(r.size) || 0, isDir: Boolean(r.isDir), ...(entries !== undefined && { entries }) };
   } catch {
     return undefined;
   } finally {
