@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import mime from 'mime-types';
 import type { Settings, StartupSettings } from '../../api/settings.ts';
-import { NotFoundError } from '../../errors.ts';
+import { FmError, NotFoundError } from '../../errors.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import { BRANDING_LOGOS, type BrandingName, hasBrandingFile, isBrandingName, readBrandingFile } from '../branding.ts';
 import type { FmContext, FmMiddleware } from '../types.ts';
@@ -138,9 +138,29 @@ export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html
   return { html, csp };
 }
 
+/** The settings each instance's pages were last served with (by its services). */
+const lastPageSettings = new WeakMap<object, Settings>();
+
+/**
+ * The settings for the page and its branding: while the database is unreachable, the last ones
+ * seen, so a reload still gets the page (which then explains, call by call, that the database is
+ * away) instead of a bare 503.
+ */
+async function pageSettings(ctx: FmContext): Promise<Settings> {
+  try {
+    const settings = await requestSettings(ctx);
+    lastPageSettings.set(ctx.services, settings);
+    return settings;
+  } catch (err) {
+    const last = lastPageSettings.get(ctx.services);
+    if (err instanceof FmError && err.code === 'database_unavailable' && last) return last;
+    throw err;
+  }
+}
+
 export function servePage(bundle: WebBundle, opts: PageOptions): FmMiddleware {
   return async (ctx) => {
-    const settings = await requestSettings(ctx);
+    const settings = await pageSettings(ctx);
     const branding = await brandingPresent(settings.branding.files);
     const { html, csp } = renderIndex(bundle, startupSettings(settings, ctx.services.auth.method(settings), opts, branding));
     ctx.set('Content-Security-Policy', csp);
@@ -170,7 +190,7 @@ export function serveStatic(bundle: WebBundle): FmMiddleware {
  * refused, which is logged), so the bundle's default (the logo) or a 404 answers.
  */
 async function sendBranding(ctx: FmContext, name: BrandingName): Promise<boolean> {
-  const folder = (await requestSettings(ctx)).branding.files;
+  const folder = (await pageSettings(ctx)).branding.files;
   const file = await readBrandingFile(folder, name);
   if (!file) return false;
   if ('refused' in file) {
