@@ -69,6 +69,23 @@ describe('uploads, WebDAV, commands', () => {
     expect(log[0].bytes).toBe(4);
   });
 
+  it('records a WebDAV LOCK that creates a file, and a PROPPATCH by property names (never values)', async () => {
+    const dav = davClient(fm.url, 'carol', carol.password);
+    const lockBody =
+      '<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype></D:lockinfo>';
+    const lock = await dav('LOCK', '/locked.txt', { body: lockBody, headers: { 'Content-Type': 'application/xml' } });
+    expect(lock.status).toBe(201);
+    const token = String(lock.headers['lock-token']);
+    const patch = `<?xml version="1.0"?><D:propertyupdate xmlns:D="DAV:" xmlns:Z="urn:schemas-microsoft-com:" xmlns:x="urn:x"><D:set><D:prop><Z:Win32LastModifiedTime>Wed, 01 Jan 2020 00:00:00 GMT</Z:Win32LastModifiedTime><x:colour>secret-value</x:colour></D:prop></D:set></D:propertyupdate>`;
+    expect((await dav('PROPPATCH', '/locked.txt', { body: patch, headers: { 'Content-Type': 'application/xml', If: `(${token})` } })).status).toBe(207);
+    const log = (await entries('user=carol&limit=2')).reverse();
+    expect(log.map((e) => [e.action, e.path, e.status, e.detail])).toEqual([
+      ['create', '/locked.txt', 201, 'webdav LOCK'],
+      ['save', '/locked.txt', 207, 'webdav properties: Win32LastModifiedTime, colour'],
+    ]);
+    expect(JSON.stringify(log)).not.toContain('secret-value');
+  });
+
   it('records a WebDAV sign-in with a wrong password (not a first request without credentials) as login-failed', async () => {
     expect((await davClient(fm.url, 'carol', 'not-her-password')('PROPFIND', '/', { headers: { Depth: '0' } })).status).toBe(401);
     const anonymous = await fetch(`${fm.url}/dav/`, { method: 'PROPFIND', headers: { Depth: '0' } });

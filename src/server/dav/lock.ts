@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { BadRequestError, ConflictError, ForbiddenError, PreconditionFailedError } from '../../errors.ts';
 import { parseTimeout } from '../../services/dav/locks.ts';
 import { writeResource } from '../../services/files/operations.ts';
+import { auditAs } from '../audit.ts';
 import { assertParentFolder } from './methods.ts';
 import { activeLock } from './props.ts';
 import { assertUnlocked, checkIf, type DavRequest } from './request.ts';
@@ -64,6 +65,7 @@ export async function handleLock(ctx: FmContext, req: DavRequest): Promise<void>
       maxSize: 0,
     });
     target = await gate.resolve(req.access, req.virtual, 'read');
+    auditAs(ctx, { action: 'create', path: req.virtual, bytes: 0, detail: 'webdav LOCK' });
   } else if (!user.perm.admin && !user.perm.modify && (!target.isDir || !user.perm.create)) {
     // A lock keeps others from writing: only for those who may write there themselves.
     throw new ForbiddenError(

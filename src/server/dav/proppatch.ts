@@ -5,6 +5,7 @@
  * Changing a file's properties is modifying it: modify permission, and the file's locks.
  */
 import { BadRequestError } from '../../errors.ts';
+import { auditAs } from '../audit.ts';
 import { setModified } from '../../services/files/operations.ts';
 import { assertUnlocked, checkIf, type DavRequest } from './request.ts';
 import { hrefOf } from './hrefs.ts';
@@ -66,6 +67,9 @@ export async function handleProppatch(ctx: FmContext, req: DavRequest): Promise<
     }
     await repos.deadProps.set(target.abs, dead);
     if (mtime) await setModified(ctx.services, req.access, target.virtual, mtime);
+    // The properties' names, never their values (as for settings).
+    const names = [...new Set(instructions.map((i) => i.name))];
+    auditAs(ctx, { action: 'save', path: target.virtual, detail: `webdav properties: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}` });
   }
   const byStatus = new Map<string, string>();
   instructions.forEach((i, n) => {
