@@ -95,10 +95,14 @@ export interface OrderedScan {
 export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, read?: VisibleEntries): Promise<OrderedScan> {
   const entries = read ?? (await visibleEntries(gate, target));
   const scan = await statEntries(gate, target, entries);
+  return { scan, order: listingOrder(scan, entries, sorting) };
+}
+
+/** The present entries of a scan of `entries` in listing order. */
+export function listingOrder(scan: FolderScan, entries: VisibleEntries, sorting: Sorting): number[] {
   const byName = sorting.by !== 'size' && sorting.by !== 'modified';
   const ascending = entries.ascending();
-  const order = byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
-  return { scan, order };
+  return byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
 }
 
 /** One lstat per entry, or its result kept while the folder is watched (links resolved through the gate), into a scan. */
