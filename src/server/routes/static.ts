@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import mime from 'mime-types';
-import type { Settings, StartupSettings } from '../../api/settings.ts';
+import type { SharedSettings, StartupSettings } from '../../api/settings.ts';
 import { NotFoundError } from '../../errors.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import { BRANDING_LOGOS, type BrandingName, hasBrandingFile, isBrandingName, readBrandingFile } from '../branding.ts';
@@ -71,7 +71,7 @@ export async function brandingPresent(folder: string): Promise<BrandingPresent> 
   return { css, logo: BRANDING_LOGOS.find((_, i) => logos[i]) };
 }
 
-export function startupSettings(s: Settings, method: string, opts: PageOptions, branding: BrandingPresent = { css: false }): StartupSettings {
+export function startupSettings(s: SharedSettings, method: string, opts: PageOptions, branding: BrandingPresent = { css: false }): StartupSettings {
   const rc = method === 'json' ? s.auth.recaptcha : null;
   return {
     AuthMethod: method,
