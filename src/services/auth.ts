@@ -57,6 +57,8 @@ export class AuthService {
   /** Bounds how many accounts one address can sign up (every attempt counts). */
   readonly signupThrottle: Throttle;
   private readonly trusted: net.BlockList;
+  /** isTrustedProxy's answers by address. */
+  private readonly trustedAddresses = new Map<string, boolean>();
 
   constructor(
     private readonly repos: Repos,
@@ -95,7 +97,16 @@ export class AuthService {
   }
 
   isTrustedProxy(ip: string): boolean {
-    return isInList(this.trusted, ip);
+    // Asked on every request for the same few peers; the list is fixed at start. Forwarded hops
+    // are the client's text: only address-sized keys are kept, at most 10,000 of them.
+    let trusted = this.trustedAddresses.get(ip);
+    if (trusted === undefined) {
+      trusted = isInList(this.trusted, ip);
+      if (ip.length > 45) return trusted;
+      if (this.trustedAddresses.size >= 10_000) this.trustedAddresses.clear();
+      this.trustedAddresses.set(ip, trusted);
+    }
+    return trusted;
   }
 
   /**
