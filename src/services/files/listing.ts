@@ -77,7 +77,9 @@ export async function visibleEntries(gate: Gate, target: Target): Promise<Visibl
     for (const i of ascendingOrder(folder)) if (at[i] >= 0) out.push(at[i]);
     return out;
   };
-  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]), ascending };
+  const keptKinds = new Uint8Array(keep.length);
+  for (let k = 0; k < keep.length; k++) keptKinds[k] = kinds[keep[k]];
+  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: keptKinds, ascending };
   if (bytes) entries.nameBytes = keep.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   return entries;
 }
