@@ -56,6 +56,31 @@ describe('listings answered from a kept rendering', () => {
     expect(names(await list(admin))).not.toContain('c.txt');
   });
 
+  it('show a change no event of the folder reports: a link whose target, in another folder, grew', async () => {
+    const other = path.join(fm.root, 'elsewhere');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'target.txt'), 'x');
+    const linked = path.join(fm.root, 'linked');
+    fs.mkdirSync(linked);
+    fs.symlinkSync(path.join(other, 'target.txt'), path.join(linked, 'link.txt'));
+    const sizeOf = async (url: string) => (await list(admin, url)).items.find((i) => i.name === 'link.txt')?.size;
+    for (const url of ['/api/resources/linked', '/api/resources/linked?offset=0&limit=10']) {
+      const before = fs.statSync(path.join(other, 'target.txt')).size;
+      expect(await sizeOf(url)).toBe(before);
+      expect(await sizeOf(url)).toBe(before);
+      fs.appendFileSync(path.join(other, 'target.txt'), 'grown');
+      expect(await sizeOf(url), url).toBe(before + 5);
+    }
+  });
+
+  it('show a change in a page asked for twice', async () => {
+    const url = '/api/resources/shared?offset=0&limit=2';
+    await list(admin, url);
+    await list(admin, url);
+    fs.appendFileSync(path.join(dir, '.env'), '!');
+    expect((await list(admin, url)).items[0]).toMatchObject({ name: '.env', size: 7 });
+  });
+
   it('show a settings change on the next request', async () => {
     await list(admin);
     const put = (rules: unknown[]) => admin.fetch('/api/settings', { method: 'PUT', json: { rules } });
