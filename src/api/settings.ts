@@ -176,3 +176,9 @@ export interface StartupSettings {
   /** The single sign-on provider's name for "Sign in with …"; '' when single sign-on is off. */
   OidcName: string;
 }
+
+/** A value none of whose parts can be changed through this type (arrays, records and objects all the way down). */
+export type DeepReadonly<T> = T extends (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;
+
+/** The settings as every request reads them: one object shared by all callers, frozen. */
+export type SharedSettings = DeepReadonly<Settings>;

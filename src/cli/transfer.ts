@@ -6,7 +6,7 @@
  * Parsing checks everything before anything is written; the commands write all or nothing.
  */
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
-import type { Settings } from '../api/settings.ts';
+import type { SharedSettings } from '../api/settings.ts';
 import { PERMISSION_NAMES, type UserData } from '../api/user.ts';
 import { UserDataSchema } from '../schemas/user.ts';
 import { BadRequestError, ConflictError, UsageError } from '../errors.ts';
@@ -86,7 +86,7 @@ export interface ConfigDocument {
 }
 
 /** The `config export` document of fm's settings. */
-export function exportConfig(s: Settings): ConfigDocument {
+export function exportConfig(s: SharedSettings): ConfigDocument {
   const settings: Record<string, unknown> = {};
   for (const k of SETTINGS_FIELDS) settings[k] = s[k];
   const server: Record<string, unknown> = {};

@@ -3,7 +3,7 @@
  * records; these make the wire objects. Password hashes, share tokens and bookkeeping fields
  * (session epochs, update stamps) never leave.
  */
-import type { Settings } from '../api/settings.ts';
+import type { SharedSettings } from '../api/settings.ts';
 import { pickLimits, type ShareDto } from '../api/shares.ts';
 import type { UserData, UserDto } from '../api/user.ts';
 import type { ShareRecord } from '../storage/repos/shares.ts';
@@ -44,7 +44,7 @@ export function presentAccessToken(t: AccessTokenRecord, owner?: string): Access
 }
 
 /** The settings as the API shows them: the method in effect, and never the reCAPTCHA or OpenID client secret. */
-export function presentSettings(s: Settings, effectiveMethod: string) {
+export function presentSettings(s: SharedSettings, effectiveMethod: string) {
   const { auth, ...rest } = s;
   const oidc = auth.oidc ? (({ clientSecret, ...o }) => ({ ...o, hasClientSecret: Boolean(clientSecret) }))(auth.oidc) : null;
   return {

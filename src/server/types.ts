@@ -4,7 +4,7 @@
  */
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import type { Settings } from '../api/settings.ts';
+import type { SharedSettings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { TokenClaims } from '../services/tokens.ts';
 import type { AccessTokenRecord } from '../storage/repos/access-tokens.ts';
@@ -19,7 +19,7 @@ export interface FmState {
   /** The personal access token that authenticated the request, if one did (the user is narrowed to it). */
   accessToken?: AccessTokenRecord;
   /** Settings read once for this request. */
-  settings?: Settings;
+  settings?: SharedSettings;
   requestId: string;
   /** The request's parsed input, set by validate() (read it with inputOf). */
   input?: unknown;

@@ -4,7 +4,7 @@
  */
 import type net from 'node:net';
 import { BadRequestError, ForbiddenError } from '../errors.ts';
-import type { AuthMethod, Settings } from '../api/settings.ts';
+import type { AuthMethod, SharedSettings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import { exactName, exactUser, provisionOnce } from './provision.ts';
 import type { Logger, Repos } from './context.ts';
@@ -57,6 +57,8 @@ export class AuthService {
   /** Bounds how many accounts one address can sign up (every attempt counts). */
   readonly signupThrottle: Throttle;
   private readonly trusted: net.BlockList;
+  /** isTrustedProxy's answers by address. */
+  private readonly trustedAddresses = new Map<string, boolean>();
 
   constructor(
     private readonly repos: Repos,
@@ -83,19 +85,28 @@ export class AuthService {
   }
 
   /** The method in force: flags override the stored setting. */
-  method(settings: Settings): AuthMethod {
+  method(settings: SharedSettings): AuthMethod {
     if (this.options.noauth) return 'noauth';
     if (this.options.authHeader) return 'proxy';
     return settings.authMethod;
   }
 
   /** The header that names the user, as configured. */
-  proxyHeader(settings: Settings): string {
+  proxyHeader(settings: SharedSettings): string {
     return this.options.authHeader || settings.auth.header || 'X-Forwarded-User';
   }
 
   isTrustedProxy(ip: string): boolean {
-    return isInList(this.trusted, ip);
+    // Asked on every request for the same few peers; the list is fixed at start. Forwarded hops
+    // are the client's text: only address-sized keys are kept, at most 10,000 of them.
+    let trusted = this.trustedAddresses.get(ip);
+    if (trusted === undefined) {
+      trusted = isInList(this.trusted, ip);
+      if (ip.length > 45) return trusted;
+      if (this.trustedAddresses.size >= 10_000) this.trustedAddresses.clear();
+      this.trustedAddresses.set(ip, trusted);
+    }
+    return trusted;
   }
 
   /**
@@ -103,7 +114,7 @@ export class AuthService {
    * untrusted. The name must be exactly a user's (after NFC): `ADMIN` is not `admin`. A header
    * sent twice is refused, never joined into one name.
    */
-  async proxyUser(settings: Settings, req: ProxyRequest): Promise<UserRecord | undefined> {
+  async proxyUser(settings: SharedSettings, req: ProxyRequest): Promise<UserRecord | undefined> {
     const header = this.proxyHeader(settings);
     const raw = req.headers[header.toLowerCase()];
     const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
@@ -162,7 +173,7 @@ export class AuthService {
     return user;
   }
 
-  private async jsonLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
+  private async jsonLogin(settings: SharedSettings, req: LoginRequest): Promise<UserRecord | undefined> {
     const rc = settings.auth.recaptcha;
     if (rc?.secret) {
       if (!req.recaptcha || !(await verifyRecaptcha(rc.host, rc.secret, req.recaptcha))) return undefined;
@@ -177,7 +188,7 @@ export class AuthService {
    * A hook that answers `auth` signs in the user of exactly that name (after NFC), created from
    * the hook's fields on first sight; an existing user is never changed by a hook login.
    */
-  private async hookLogin(settings: Settings, req: LoginRequest): Promise<UserRecord | undefined> {
+  private async hookLogin(settings: SharedSettings, req: LoginRequest): Promise<UserRecord | undefined> {
     if (!settings.auth.command.trim()) throw new ForbiddenError('the auth hook is not configured');
     const out = await runHook(this.exec, settings, settings.auth.command, { USERNAME: req.username, PASSWORD: req.password });
     if (out.code !== 0) {
@@ -208,7 +219,7 @@ export class AuthService {
  */
 export async function runHook(
   exec: ExecService,
-  settings: Settings,
+  settings: SharedSettings,
   line: string,
   env: Record<string, string>,
   timeoutMs = 30_000,

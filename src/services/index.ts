@@ -18,7 +18,7 @@ import { PreviewService } from './previews.ts';
 import { createSearchService, type SearchService } from './search/index.ts';
 import path from 'node:path';
 import type { UserRecord } from '../storage/repos/users.ts';
-import type { Settings } from '../api/settings.ts';
+import type { Settings, SharedSettings } from '../api/settings.ts';
 import { DEFAULT_LIMITS, ExecService, Sandbox, validateExecSettings, type ExecLimits, type SandboxOptions } from './exec/index.ts';
 import { ExecHookRunner } from './exec/hooks.ts';
 import { SettingsService, type AllowlistOptions } from './settings.ts';
@@ -95,7 +95,7 @@ export interface Services {
    * Extra checks on new settings (e.g. the exec allowlist); throws an FmError to refuse.
    * Called by saveSettings (services/settings.ts) for the API and the CLI alike.
    */
-  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
+  validateSettings?: (next: Settings, current: SharedSettings, options?: AllowlistOptions) => Promise<void>;
   /** Deleted items kept for restoring (services/trash). */
   trash: TrashService;
   /** Run on shutdown, in reverse order of registration (watchers, workers). */

@@ -5,7 +5,7 @@
  */
 import crypto from 'node:crypto';
 import type * as oidc from 'openid-client';
-import type { OidcConfig, Settings } from '../api/settings.ts';
+import type { OidcConfig, SharedSettings } from '../api/settings.ts';
 import type { UserRecord } from '../storage/repos/users.ts';
 import type { Logger, Repos } from './context.ts';
 import { exactName, exactUser, provisionOnce } from './provision.ts';
@@ -77,7 +77,7 @@ export class OidcService {
   }
 
   /** The provider's authorization URL for a new login, and the flow to keep until the callback. */
-  async start(settings: Settings, redirectUri: string, redirect?: string): Promise<{ url: string; flow: OidcFlow }> {
+  async start(settings: SharedSettings, redirectUri: string, redirect?: string): Promise<{ url: string; flow: OidcFlow }> {
     const o = enabled(settings);
     const config = await this.configuration(o);
     const client = await loadClient();
@@ -105,7 +105,7 @@ export class OidcService {
    * token verified (signature by the provider's keys, issuer, audience, expiry, nonce) and
    * answers its user, created or with the admin flag brought in line with the groups claim.
    */
-  async finish(settings: Settings, callbackUrl: URL, flow: OidcFlow | undefined): Promise<UserRecord> {
+  async finish(settings: SharedSettings, callbackUrl: URL, flow: OidcFlow | undefined): Promise<UserRecord> {
     const o = enabled(settings);
     if (!flow || flow.expires < Date.now()) throw new OidcError('expired', 'no login in progress in this browser, or it took too long');
     if (callbackUrl.searchParams.get('state') !== flow.state) throw new OidcError('expired', 'the state does not match this browser’s login');
@@ -128,7 +128,7 @@ export class OidcService {
     return this.userOf(settings, o, claims);
   }
 
-  private async userOf(settings: Settings, o: OidcConfig, claims: oidc.IDToken): Promise<UserRecord> {
+  private async userOf(settings: SharedSettings, o: OidcConfig, claims: oidc.IDToken): Promise<UserRecord> {
     const raw = claims[o.usernameClaim];
     const name = typeof raw === 'string' && raw ? exactName(raw) : undefined;
     if (!name) throw new OidcError('no_username', `the ID token of ${claims.sub} has no usable "${o.usernameClaim}" claim`);
@@ -171,7 +171,7 @@ export class OidcService {
   }
 }
 
-function enabled(settings: Settings): OidcConfig {
+function enabled(settings: SharedSettings): OidcConfig {
   if (!settings.auth.oidc) throw new OidcError('off', 'single sign-on is not configured');
   return settings.auth.oidc;
 }

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ConflictError } from '../errors.ts';
-import type { Settings } from '../api/settings.ts';
+import type { SharedSettings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import type { UserService } from './users.ts';
@@ -37,7 +37,7 @@ export async function exactUser(repos: Repos, name: string): Promise<UserRecord 
 export async function provisionOnce(
   repos: Repos,
   users: UserService,
-  settings: Settings,
+  settings: SharedSettings,
   name: string,
   overrides: Partial<UserRecord>,
   admin = false,

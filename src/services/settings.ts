@@ -4,7 +4,7 @@
  * so a check added to `validateSettings` applies to all of them.
  */
 import { BadRequestError } from '../errors.ts';
-import type { AuthMethod, OidcConfig, Settings } from '../api/settings.ts';
+import type { AuthMethod, OidcConfig, Settings, SharedSettings } from '../api/settings.ts';
 import { isDeepStrictEqual } from 'node:util';
 import { OidcConfigSchema, SettingsSchema } from '../schemas/settings.ts';
 import type { Rule } from '../api/user.ts';
@@ -53,7 +53,7 @@ export class SettingsService {
   constructor(private readonly services: SettingsWriter) {}
 
   /** The stored settings. */
-  get(): Promise<Settings> {
+  get(): Promise<SharedSettings> {
     return this.services.repos.settings.get();
   }
 
@@ -97,7 +97,7 @@ function mergeOidc(next: unknown, current: OidcConfig | null): unknown {
 /** What saveSettings needs from the services (the CLI and the server both have it). */
 export interface SettingsWriter {
   repos: Pick<Repos, 'settings'>;
-  validateSettings?: (next: Settings, current: Settings, options?: AllowlistOptions) => Promise<void>;
+  validateSettings?: (next: Settings, current: SharedSettings, options?: AllowlistOptions) => Promise<void>;
 }
 
 /** Parses, validates (the extra checks of the services included) and stores new settings. */
@@ -112,7 +112,7 @@ export async function saveSettings(services: SettingsWriter, raw: unknown, optio
 const WRITE_PERMISSIONS = ['create', 'rename', 'modify', 'delete'] as const;
 
 /** Whether users created from the defaults (signup, proxy) get the whole root with a write permission. */
-export function defaultsGiveRoot(s: Settings): boolean {
+export function defaultsGiveRoot(s: SharedSettings): boolean {
   if (s.createUserDir) return false;
   let scope: string;
   try {
@@ -124,7 +124,7 @@ export function defaultsGiveRoot(s: Settings): boolean {
 }
 
 /** The ways in which users that create themselves would get the whole root with write rights. */
-export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup' | 'proxy authentication' | 'single sign-on'> {
+export function rootProvisioners(s: SharedSettings, method: AuthMethod): Array<'signup' | 'proxy authentication' | 'single sign-on'> {
   if (!defaultsGiveRoot(s)) return [];
   const ways: Array<'signup' | 'proxy authentication' | 'single sign-on'> = [];
   if (s.signup) ways.push('signup');
@@ -135,13 +135,13 @@ export function rootProvisioners(s: Settings, method: AuthMethod): Array<'signup
 }
 
 /** What is wrong when signup or proxy users would get the whole root with write rights (undefined when nothing is). */
-export function provisioningProblem(s: Settings, method: AuthMethod): string | undefined {
+export function provisioningProblem(s: SharedSettings, method: AuthMethod): string | undefined {
   const ways = rootProvisioners(s, method);
   if (ways.length === 0) return undefined;
   return describeRootProvisioning(ways, s);
 }
 
-function describeRootProvisioning(ways: string[], s: Settings): string {
+function describeRootProvisioning(ways: string[], s: SharedSettings): string {
   return (
     `${ways.join(' and ')} would give new users the whole root with write rights ` +
     `(default scope "${s.defaults.scope}", createUserDir off): turn on createUserDir (--create-user-dir), ` +
@@ -154,7 +154,7 @@ function describeRootProvisioning(ways: string[], s: Settings): string {
  * root and write rights (PROV: advisories 6759-996p-gpj6, j2fc-28fx-hc8q). An instance already
  * like that is warned about at start and may still save unrelated changes.
  */
-function checkProvisioning(next: Settings, current: Settings): void {
+function checkProvisioning(next: SharedSettings, current: SharedSettings): void {
   const before = new Set(rootProvisioners(current, current.authMethod));
   const opened = rootProvisioners(next, next.authMethod).filter((w) => !before.has(w));
   if (opened.length > 0) throw new BadRequestError(`refused: ${describeRootProvisioning(opened, next)}`);

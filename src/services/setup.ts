@@ -1,13 +1,13 @@
 /** First start: default settings, the signing key and an `admin` user with a random password. */
 import crypto from 'node:crypto';
-import type { Settings } from '../api/settings.ts';
+import type { Settings, SharedSettings } from '../api/settings.ts';
 import { SettingsSchema } from '../schemas/settings.ts';
 import type { Repos } from './context.ts';
 import type { UserService } from './users.ts';
 import { allPermissions } from './users.ts';
 
 /** Writes default settings and the signing key if the database has none. */
-export async function ensureSettings(repos: Repos, overrides: Partial<Settings> = {}): Promise<Settings> {
+export async function ensureSettings(repos: Repos, overrides: Partial<Settings> = {}): Promise<SharedSettings> {
   const existing = await repos.settings.load();
   if (existing) return existing;
   const settings = await repos.settings.save({ ...SettingsSchema.parse({}), ...overrides });

@@ -5,7 +5,7 @@
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors.ts';
 import { permissionProblem, type UserData, type UserWrite } from '../api/user.ts';
 import { UserDataSchema } from '../schemas/user.ts';
-import type { Settings } from '../api/settings.ts';
+import type { SharedSettings } from '../api/settings.ts';
 import { cleanUsername, type UserRecord } from '../storage/repos/users.ts';
 import type { Repos } from './context.ts';
 import { checkPassword, checkPasswordPolicy, hashPassword, isBcryptHash } from './passwords.ts';
@@ -100,7 +100,7 @@ export class UserService {
   }
 
   /** Creates a user with the policy, unique name and home folder rules. */
-  async create(input: CreateUserInput, settings?: Settings, options: AllowlistOptions = {}): Promise<UserRecord> {
+  async create(input: CreateUserInput, settings?: SharedSettings, options: AllowlistOptions = {}): Promise<UserRecord> {
     const s = settings ?? (await this.repos.settings.get());
     const data = this.parseData({ ...s.defaults, ...input.data });
     data.username = cleanUsername(data.username);

@@ -101,7 +101,7 @@ export async function seenByServer(check: () => Promise<boolean>, what: string, 
 /** Changes stored settings directly (for what the API refuses to change, e.g. the auth method). */
 export async function patchSettings(dbFile: string, patch: (s: Settings) => Settings): Promise<void> {
   await withDb(dbFile, async ({ settings }) => {
-    await settings.save(patch(await settings.get()));
+    await settings.save(patch(await settings.editable()));
   });
 }
 

@@ -1,4 +1,4 @@
-/** The settings are parsed once per memo generation (storage/repos/settings.ts): a change is still seen at once, and callers never share an object. */
+/** The settings are parsed once per memo generation (storage/repos/settings.ts): a change is still seen at once, and the object every caller shares is frozen. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,14 +24,34 @@ afterEach(async () => {
 });
 
 describe('the settings read on every request', () => {
-  it('come as a fresh copy each time: a caller changing its copy changes nothing for the next', async () => {
+  it('are one frozen object shared by every reader: a caller cannot change them for the next', async () => {
     const repo = new SettingsRepo(server);
     const first = await repo.get();
-    first.signup = !first.signup;
-    first.defaults.scope = '/changed';
+    expect(await repo.get()).toBe(first);
+    expect(() => {
+      // @ts-expect-error the shared settings are read-only to the compiler as well
+      first.signup = !first.signup;
+    }).toThrow(TypeError);
+    expect(() => {
+      // @ts-expect-error nested objects too
+      first.defaults.scope = '/changed';
+    }).toThrow(TypeError);
+    // @ts-expect-error and arrays
+    expect(() => first.rules.push({ regex: false, allow: false, path: '/x', regexp: { raw: '' } })).toThrow(TypeError);
     const second = await repo.get();
-    expect(second.signup).toBe(!first.signup);
     expect(second.defaults.scope).not.toBe('/changed');
+    expect(second.rules).toEqual([]);
+  });
+
+  it("come as a copy of the caller's own from editable(), to change and save", async () => {
+    const repo = new SettingsRepo(server);
+    const mine = await repo.editable();
+    mine.signup = !mine.signup;
+    mine.defaults.scope = '/changed';
+    mine.rules.push({ regex: false, allow: false, path: '/x', regexp: { raw: '' } });
+    expect((await repo.get()).defaults.scope).not.toBe('/changed');
+    await repo.save(mine);
+    expect(await repo.get()).toMatchObject({ signup: mine.signup, defaults: { scope: '/changed' }, rules: [{ path: '/x' }] });
   });
 
   it('show a change written by this process or by another (after the refresh every request makes)', async () => {

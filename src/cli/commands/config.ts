@@ -1,7 +1,7 @@
 /** `fm config ...`: the instance settings, in the database a server may be using. */
 import fs from 'node:fs';
 import { Command } from 'commander';
-import type { OidcConfig, Settings } from '../../api/settings.ts';
+import type { OidcConfig, SharedSettings } from '../../api/settings.ts';
 import { UsageError } from '../../errors.ts';
 import { isGiven } from '../layers.ts';
 import { action, databasePath, ExitError, output, readInput, withServices, writeOutput } from '../run.ts';
@@ -71,7 +71,7 @@ Examples:
       action(async (opts: SettingsFlagValues, cmd: Command) => {
         await withServices(cmd, async (services) => {
           const { saveSettings } = await import('../../services/settings.ts');
-          const current = await services.repos.settings.get();
+          const current = await services.repos.settings.editable();
           const { next, changed } = applySettingsFlags(current, opts, isGiven(cmd, 'recaptcha'), isGiven(cmd, 'oidc'));
           if (!changed) throw new UsageError('nothing to set: give at least one option (see fm config set --help)');
           const saved = await saveSettings(services, next, { allowLaunchers: Boolean(opts.force) });
@@ -173,7 +173,7 @@ function describeOidc(o: OidcConfig): string {
   return `${o.name || 'OpenID Connect'}: ${o.issuer}, client ${o.clientId}, secret ${o.clientSecret ? '(set)' : '-'}, user from ${o.usernameClaim}${admin}`;
 }
 
-function describeSettings(s: Settings): string {
+function describeSettings(s: SharedSettings): string {
   const rc = s.auth.recaptcha;
   const d = s.defaults;
   const perms = d.perm.admin ? 'all (admin)' : FLAG_PERMISSIONS.filter((p) => d.perm[p]).join(',') || '-';

@@ -27,7 +27,7 @@ async function target(services: Services, user: string | undefined): Promise<Tar
     };
   }
   const { saveSettings } = await import('../../services/settings.ts');
-  const s = await services.repos.settings.get();
+  const s = await services.repos.settings.editable();
   return {
     label: 'global',
     rules: s.rules,

@@ -55,7 +55,7 @@ Examples:
           cmd,
           async (services) => {
             const { presentUserForConsole } = await import('../../server/present.ts');
-            const settings = await services.repos.settings.get();
+            const settings = await services.repos.settings.editable();
             if (await services.repos.users.getByUsername(username)) throw new ConflictError(`user "${username.trim()}" already exists`);
             let secret = password ?? opts.passwordHash;
             if (opts.passwordStdin) secret = readPasswordFromStdin();
@@ -218,7 +218,7 @@ Examples:
         const { parseDocument, parseUsersImport, planImport } = await import('../transfer.ts');
         const data = parseDocument(readInput(file), file === '-' ? 'standard input' : file);
         await withServices(cmd, async (services) => {
-          const settings = await services.repos.settings.get();
+          const settings = await services.repos.settings.editable();
           const incoming = parseUsersImport(data, settings.defaults);
           for (const u of incoming) {
             if (u.commands.length) await services.users.validateCommands?.(u.commands, { allowLaunchers: Boolean(opts.force) });

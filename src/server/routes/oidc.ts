@@ -5,7 +5,7 @@
  * POST /api/auth/oidc/session), or to the login page with `?oidc_error=<reason>`; never an error page.
  */
 import Router from '@koa/router';
-import type { Settings } from '../../api/settings.ts';
+import type { SharedSettings } from '../../api/settings.ts';
 import { UnauthorizedError } from '../../errors.ts';
 import { OidcError, FLOW_LIFETIME_MS } from '../../services/oidc.ts';
 import { requestSettings } from '../middleware/auth.ts';
@@ -101,7 +101,7 @@ function appPath(raw: unknown): string | undefined {
 }
 
 /** Single sign-on is offered where the login page is: the json and hook methods. */
-function oidcAllowed(ctx: FmContext, settings: Settings): boolean {
+function oidcAllowed(ctx: FmContext, settings: SharedSettings): boolean {
   const method = ctx.services.auth.method(settings);
   return Boolean(settings.auth.oidc) && (method === 'json' || method === 'hook');
 }

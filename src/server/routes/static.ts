@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import mime from 'mime-types';
-import type { Settings, StartupSettings } from '../../api/settings.ts';
+import type { SharedSettings, StartupSettings } from '../../api/settings.ts';
 import { FmError, NotFoundError } from '../../errors.ts';
 import { requestSettings } from '../middleware/auth.ts';
 import { BRANDING_LOGOS, type BrandingName, hasBrandingFile, isBrandingName, readBrandingFile } from '../branding.ts';
@@ -71,7 +71,7 @@ export async function brandingPresent(folder: string): Promise<BrandingPresent> 
   return { css, logo: BRANDING_LOGOS.find((_, i) => logos[i]) };
 }
 
-export function startupSettings(s: Settings, method: string, opts: PageOptions, branding: BrandingPresent = { css: false }): StartupSettings {
+export function startupSettings(s: SharedSettings, method: string, opts: PageOptions, branding: BrandingPresent = { css: false }): StartupSettings {
   const rc = method === 'json' ? s.auth.recaptcha : null;
   return {
     AuthMethod: method,
@@ -139,14 +139,14 @@ export function renderIndex(bundle: WebBundle, startup: StartupSettings): { html
 }
 
 /** The settings each instance's pages were last served with (by its services). */
-const lastPageSettings = new WeakMap<object, Settings>();
+const lastPageSettings = new WeakMap<object, SharedSettings>();
 
 /**
  * The settings for the page and its branding: while the database is unreachable, the last ones
  * seen, so a reload still gets the page (which then explains, call by call, that the database is
  * away) instead of a bare 503.
  */
-async function pageSettings(ctx: FmContext): Promise<Settings> {
+async function pageSettings(ctx: FmContext): Promise<SharedSettings> {
   try {
     const settings = await requestSettings(ctx);
     lastPageSettings.set(ctx.services, settings);

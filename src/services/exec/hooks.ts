@@ -7,7 +7,7 @@
  * environment; nothing is ever substituted into the line (filebrowser's GHSA-jvpw-637p-h3pw).
  */
 import { ForbiddenError, FmError } from '../../errors.ts';
-import type { Settings } from '../../api/settings.ts';
+import type { SharedSettings } from '../../api/settings.ts';
 import type { Logger, Repos } from '../context.ts';
 import type { Access, Gate } from '../files/gate.ts';
 import type { HookContext, HookRunner } from '../hooks.ts';
@@ -51,7 +51,7 @@ export class ExecHookRunner implements HookRunner {
    * 403 with the first line of its stderr; an after hook only logs.
    */
   private async runHook(
-    settings: Settings,
+    settings: SharedSettings,
     ctx: HookContext,
     trigger: string,
     line: string,

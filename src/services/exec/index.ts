@@ -6,7 +6,7 @@ import { realPathSync, statSync } from '../files/disk/lookup.ts';
 import path from 'node:path';
 import type { AllowlistOptions } from '../settings.ts';
 import { FmError } from '../../errors.ts';
-import type { Settings } from '../../api/settings.ts';
+import type { Settings, SharedSettings } from '../../api/settings.ts';
 import { HOOK_TRIGGERS } from '../../api/settings.ts';
 import { BadRequestError } from '../../errors.ts';
 import type { UserRecord } from '../../storage/repos/users.ts';
@@ -31,7 +31,7 @@ export type { TreeSpec } from './mounts.ts';
 /** How one run is started: its environment, the settings in force and the folder it may see. */
 export interface StartOptions {
   env: Record<string, string>;
-  settings: Settings;
+  settings: SharedSettings;
   /** The folder mounted in the sandbox (none for the auth hook). */
   tree?: TreeSpec;
   limits?: ExecLimits;
@@ -62,7 +62,7 @@ export class ExecService {
    * sandbox, the execute permission, the folder through the gate, then the line itself
    * (plan.ts). Throws CommandRefusedError with the reason.
    */
-  async prepareRun(user: UserRecord, settings: Settings, access: Access, folder: string, line: string): Promise<Plan> {
+  async prepareRun(user: UserRecord, settings: SharedSettings, access: Access, folder: string, line: string): Promise<Plan> {
     if (!settings.enableExec) throw new CommandRefusedError('command execution is disabled on this server');
     let dir;
     try {
@@ -155,7 +155,7 @@ export class ExecService {
    * existing files the line names by absolute path (a script for an interpreter), read-only.
    * Returns the exit code and the first 64 KiB of stdout.
    */
-  async runArgv(line: string, env: Record<string, string>, timeoutMs: number, settings: Settings): Promise<{ code: number; stdout: string }> {
+  async runArgv(line: string, env: Record<string, string>, timeoutMs: number, settings: SharedSettings): Promise<{ code: number; stdout: string }> {
     const argv = await parseArgv(line);
     const file = await resolveProgram(argv[0]);
     let stdout = '';
@@ -190,7 +190,7 @@ function isPlainFile(abs: string, gate: Gate): boolean {
 }
 
 /** The sandbox limits of the settings. */
-function sandboxLimits(s: Settings): SandboxLimits {
+function sandboxLimits(s: SharedSettings): SandboxLimits {
   return { memory: s.execMaxMemory, fileSize: s.execMaxFileSize, processes: s.execMaxProcesses };
 }
 
@@ -199,7 +199,7 @@ function sandboxLimits(s: Settings): SandboxLimits {
  * auth hook is turned on, a supported shell, no launcher newly added to the default
  * allowlist unless forced, and hook lines fm can run. Throws 400 with the reason.
  */
-export async function validateExecSettings(next: Settings, current: Settings, opts: AllowlistOptions = {}, sandbox?: Sandbox): Promise<void> {
+export async function validateExecSettings(next: Settings, current: SharedSettings, opts: AllowlistOptions = {}, sandbox?: Sandbox): Promise<void> {
   if (sandbox && ((next.enableExec && !current.enableExec) || (next.authMethod === 'hook' && current.authMethod !== 'hook'))) {
     const refusal = await sandbox.refusal();
     if (refusal) throw new BadRequestError(`${next.enableExec && !current.enableExec ? 'enableExec' : 'authMethod hook'}: ${refusal}`);

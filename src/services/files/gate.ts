@@ -15,7 +15,7 @@
  */
 import path from 'node:path';
 import { ForbiddenError, NotFoundError } from '../../errors.ts';
-import type { Settings } from '../../api/settings.ts';
+import type { SharedSettings } from '../../api/settings.ts';
 import type { PermissionName } from '../../api/user.ts';
 import type { UserRecord } from '../../storage/repos/users.ts';
 import { RuleSet } from './rules.ts';
@@ -52,7 +52,7 @@ const WRITE_OPS = new Set<Op>(['create', 'modify']);
 /** Who is acting and where "/" is. */
 export interface Access {
   user: UserRecord;
-  settings: Settings;
+  settings: SharedSettings;
   /** Absolute real path that the virtual "/" maps to (the scope, or a share's folder). */
   rootReal: string;
   /** Virtual path of `rootReal` inside the user's scope ("" for the scope itself); prefixed before rule checks. */
@@ -155,7 +155,7 @@ export class Gate {
   }
 
   /** The access of a signed-in user on their scope (created when the instance makes home folders). */
-  async access(user: UserRecord, settings: Settings): Promise<Access> {
+  async access(user: UserRecord, settings: SharedSettings): Promise<Access> {
     const scope = cleanScope(user.scope || '.');
     const scopeAbs = path.join(this.root, scope);
     let rootReal: string;

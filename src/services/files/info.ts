@@ -8,7 +8,8 @@ import type { Gate, Target } from './gate.ts';
 import { readEntries } from './disk/dirents.ts';
 import type { Dirent, Stats } from './disk/types.ts';
 import { openForRead } from './io.ts';
-import { isoTime, listingFromScan, listingJson, pageOf, scanFolder, visibleEntries } from './listing.ts';
+import { isoTime, listingFromScan, listingJson, listingOrder, pageOf, scanFolder, statEntries, visibleEntries } from './listing.ts';
+import { renderedListing } from './listing-memo.ts';
 import { renderNamePage } from './listing-page.ts';
 import { renderLargeListing } from './listing-large.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
@@ -70,9 +71,12 @@ export async function listFolderJson(gate: Gate, target: Target, opts: ListOptio
   const entries = await visibleEntries(gate, target);
   const large = await renderLargeListing(gate, target, base, opts.sorting, opts.offset, opts.limit, entries);
   if (large) return large;
-  const { scan, order } = await scanFolder(gate, target, opts.sorting, entries);
-  const { page, paged } = pageOf(order, opts.offset, opts.limit);
-  return listingJson(scan, base, opts.sorting, page, paged, order.length);
+  const scan = await statEntries(gate, target, entries);
+  return renderedListing(target.real, { scan, base, ...opts }, () => {
+    const order = listingOrder(scan, entries, opts.sorting);
+    const { page, paged } = pageOf(order, opts.offset, opts.limit);
+    return listingJson(scan, base, opts.sorting, page, paged, order.length);
+  });
 }
 
 /**

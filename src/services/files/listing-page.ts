@@ -5,6 +5,7 @@ import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
 import { hasEscapes } from './disk/names.ts';
 import { ascendingOrder, firstInOrder, readFolderNames, sortSoon } from './folder-names.ts';
 import { entriesAt, listingJson, statEntries, visibilityIn } from './listing.ts';
+import { renderedListing } from './listing-memo.ts';
 
 /** A first page is selected rather than sorted when the folder holds at least this many times its entries. */
 const SELECT_MIN = 8;
@@ -57,7 +58,9 @@ export async function renderNamePage(
   const scan = await statEntries(gate, target, sub);
   scan.numDirs = dirs.length;
   scan.numFiles = files.length;
-  const order: number[] = [];
-  for (let i = 0; i < slice.length; i++) if (scan.present[i]) order.push(i);
-  return listingJson(scan, base, sorting, order, true, total);
+  return renderedListing(target.real, { scan, base, sorting, ...page }, () => {
+    const order: number[] = [];
+    for (let i = 0; i < slice.length; i++) if (scan.present[i]) order.push(i);
+    return listingJson(scan, base, sorting, order, true, total);
+  });
 }

@@ -69,15 +69,24 @@ export async function visibleEntries(gate: Gate, target: Target): Promise<Visibl
   const shows = visibilityIn(gate, target);
   const folder = await readFolderNames(target.real, target.stat);
   const { names, kinds, bytes } = folder;
-  const at = new Int32Array(names.length).fill(-1); // folder index → index in the entries
   const keep: number[] = [];
-  for (let i = 0; i < names.length; i++) if (shows(names[i])) at[i] = keep.push(i) - 1;
+  for (let i = 0; i < names.length; i++) if (shows(names[i])) keep.push(i);
+  // Mostly every name shows: then the remembered arrays serve as they are (nothing changes them).
+  const all = keep.length === names.length;
   const ascending = () => {
+    if (all) return Array.from(ascendingOrder(folder));
+    const at = new Int32Array(names.length).fill(-1); // folder index → index in the entries
+    for (let k = 0; k < keep.length; k++) at[keep[k]] = k;
     const out: number[] = [];
     for (const i of ascendingOrder(folder)) if (at[i] >= 0) out.push(at[i]);
     return out;
   };
-  const entries: VisibleEntries = { ...entriesAt(target), names: keep.map((i) => names[i]), kinds: Uint8Array.from(keep, (i) => kinds[i]), ascending };
+  let keptKinds = kinds;
+  if (!all) {
+    keptKinds = new Uint8Array(keep.length);
+    for (let k = 0; k < keep.length; k++) keptKinds[k] = kinds[keep[k]];
+  }
+  const entries: VisibleEntries = { ...entriesAt(target), names: all ? names : keep.map((i) => names[i]), kinds: keptKinds, ascending };
   if (bytes) entries.nameBytes = keep.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
   return entries;
 }
@@ -95,10 +104,14 @@ export interface OrderedScan {
 export async function scanFolder(gate: Gate, target: Target, sorting: Sorting, read?: VisibleEntries): Promise<OrderedScan> {
   const entries = read ?? (await visibleEntries(gate, target));
   const scan = await statEntries(gate, target, entries);
+  return { scan, order: listingOrder(scan, entries, sorting) };
+}
+
+/** The present entries of a scan of `entries` in listing order. */
+export function listingOrder(scan: FolderScan, entries: VisibleEntries, sorting: Sorting): number[] {
   const byName = sorting.by !== 'size' && sorting.by !== 'modified';
   const ascending = entries.ascending();
-  const order = byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
-  return { scan, order };
+  return byName ? foldersFirst(inDirection(ascending, sorting.asc), scan) : sortIndices(scan, sorting, ascending);
 }
 
 /** One lstat per entry, or its result kept while the folder is watched (links resolved through the gate), into a scan. */

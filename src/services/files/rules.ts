@@ -78,8 +78,8 @@ export class RuleSet {
   private readonly rules: CompiledRule[];
 
   constructor(
-    globalRules: Rule[],
-    userRules: Rule[],
+    globalRules: readonly Rule[],
+    userRules: readonly Rule[],
     private readonly hideDotfiles: boolean,
   ) {
     this.rules = [...globalRules, ...userRules].map(compileRule);

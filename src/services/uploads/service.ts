@@ -7,7 +7,7 @@
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BadRequestError, ConflictError, FmError, InsufficientStorageError, LockedError, NotFoundError, PayloadTooLargeError } from '../../errors.ts';
-import type { Settings } from '../../api/settings.ts';
+import type { SharedSettings } from '../../api/settings.ts';
 import type { Services } from '../index.ts';
 import type { Target } from '../files/gate.ts';
 import { stat } from '../files/disk/lookup.ts';
@@ -289,16 +289,16 @@ export class UploadService {
     return removed;
   }
 
-  private async sweepIfDue(settings: Settings): Promise<void> {
+  private async sweepIfDue(settings: SharedSettings): Promise<void> {
     if (Date.now() - this.lastSweep < Math.min(SWEEP_EVERY_MS, settings.uploadExpiry * 1000)) return;
     await this.sweep().catch((err) => this.deps().log.warn(`upload sweep: ${(err as Error).message}`));
   }
 
-  private expiresAt(lastWrite: number, settings: Settings): Date {
+  private expiresAt(lastWrite: number, settings: SharedSettings): Date {
     return new Date(lastWrite + settings.uploadExpiry * 1000);
   }
 
-  private isExpired(rec: UploadRecord, st: Stats | undefined, settings: Settings): boolean {
+  private isExpired(rec: UploadRecord, st: Stats | undefined, settings: SharedSettings): boolean {
     const last = Math.max(rec.createdAt, st?.mtimeMs ?? 0);
     return Date.now() - last > settings.uploadExpiry * 1000;
   }

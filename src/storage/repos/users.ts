@@ -2,7 +2,7 @@
  * Users, keyed by numeric id, with a case-insensitive username index.
  * Invariants kept here: unique usernames; the last admin is never deleted or demoted.
  */
-import type { Database } from '../db.ts';
+import { type Database, memoOf } from '../db.ts';
 import { ConflictError, ForbiddenError, NotFoundError, BadRequestError } from '../../errors.ts';
 import type { UserData } from '../../api/user.ts';
 import { UserDataSchema } from '../../schemas/user.ts';
@@ -25,16 +25,36 @@ const userKey = (id: number) => `u:${id}`;
 const nameKey = (name: string) => `n:${name.normalize('NFC').toLowerCase()}`;
 
 export class UsersRepo {
+  /** Users parsed in the read memo's current generation, by id (the signed-in user is read on every request). */
+  private readonly parsed = new Map<number, UserRecord>();
+  private parsedGeneration?: number;
+
   constructor(private readonly db: Database) {}
 
   private get kv() {
     return this.db.ns('users');
   }
 
+  /**
+   * The user with this id. Parsed once per memo generation (any write, or a change seen by the
+   * database refresh, starts a new one); every caller gets its own copy.
+   */
   async get(id: number): Promise<UserRecord | undefined> {
     if (!Number.isSafeInteger(id) || id <= 0) return undefined;
+    const memo = memoOf(this.kv);
+    const generation = memo?.generation;
+    if (generation !== undefined && generation !== this.parsedGeneration) {
+      this.parsed.clear();
+      this.parsedGeneration = generation;
+    }
+    const hit = this.parsed.get(id);
+    if (hit) return structuredClone(hit);
     const raw = await this.kv.get<UserRecord>(userKey(id));
-    return raw ? toRecord(raw) : undefined;
+    if (!raw) return undefined;
+    const record = toRecord(raw);
+    // Kept only when no write came between the read and now (a read that raced a write is not).
+    if (generation !== undefined && memo?.generation === generation && this.parsed.size < 10_000) this.parsed.set(id, structuredClone(record));
+    return record;
   }
 
   async mustGet(id: number): Promise<UserRecord> {
