@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminClient, startFm, tempDir, type FmServer } from '../helpers/server.ts';
+import { LOCAL_FS } from '../../src/services/files/disk/folder-watch.ts';
 import type { UploadSyncOptions } from '../../src/services/uploads/staging.ts';
 import { Tus, eventually, onPostgres, sha256, sha256File, testBytes } from './tus-helpers.ts';
 
@@ -26,16 +27,20 @@ class Machine {
   tus!: Tus;
   private password = '';
 
-  async boot(uploadSync: UploadSyncOptions): Promise<Tus> {
+  /**
+   * Starts fm again; with `uploadSync`, the staging folder counts as local whatever the machine's
+   * file system (unless it says otherwise); without, fm reads the boot id and statfs itself.
+   */
+  async boot(uploadSync?: UploadSyncOptions): Promise<Tus> {
     await this.fm?.stop();
-    this.fm = await startFm({ home: this.home, root: this.root, keep: true, uploadSync });
+    this.fm = await startFm({ home: this.home, root: this.root, keep: true, uploadSync: uploadSync && { local: true, ...uploadSync } });
     if (this.password) this.fm.adminPassword = this.password;
     this.password = this.fm.adminPassword;
     this.tus = new Tus(await adminClient(this.fm), this.fm.url);
     return this.tus;
   }
 
-  private staging(): string {
+  staging(): string {
     return onPostgres(this.fm!) ? path.join(this.root, '.fm-uploads') : path.join(this.home, 'uploads');
   }
 
@@ -166,4 +171,19 @@ describe('durable upload offsets', () => {
     expect((await t.patch('/each.bin', 1000, Buffer.alloc(2000, 3))).status).toBe(204);
     expect(fs.readFileSync(path.join(m.root, 'each.bin')).equals(Buffer.alloc(3000, 3))).toBe(true);
   }, 60_000);
+
+  it('by default records the kernel boot id on a local file system; where other machines may write, fdatasyncs every chunk', async () => {
+    m = new Machine();
+    let t = await m.boot();
+    expect((await t.create('/default.bin', 10)).status).toBe(201);
+    const bootFile = '/proc/sys/kernel/random/boot_id';
+    const boot = fs.existsSync(bootFile) ? fs.readFileSync(bootFile, 'utf8').trim() : undefined;
+    const type = fs.statfsSync(m.staging()).type;
+    const local = LOCAL_FS.has(type) || type === 0x794c7630; // overlayfs
+    expect(m.record('/default.bin').synced?.boot).toBe(boot && local ? boot : undefined);
+    t = await m.boot({ bootId: 'boot-n', local: false });
+    expect((await t.create('/remote.bin', 10)).status).toBe(201);
+    expect((await t.patch('/remote.bin', 0, Buffer.alloc(5, 1))).status).toBe(204);
+    expect(m.record('/remote.bin').synced).toBeUndefined();
+  });
 });
