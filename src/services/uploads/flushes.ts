@@ -17,6 +17,7 @@ interface Flush {
   error?: Error;
 }
 
+/** The running and completed background fdatasyncs of this instance's unfinished uploads, by upload id. */
 export class Flushes {
   private readonly byId = new Map<string, Flush>();
 
