@@ -200,7 +200,7 @@ export function formatUploadBench(r: UploadBenchResult): string {
 Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, Node ${process.version}, by \`npx tsx bench/upload.ts\`.
 ${(r.size / MiB).toFixed(0)} MiB uploaded through \`/api/tus\` in ${(r.chunk / MiB).toFixed(0)} MiB PATCHes over loopback (one connection, keep-alive)
 to a real \`fm serve\`, against writing the same bytes in ${(r.chunk / MiB).toFixed(0)} MiB writes plus one fsync to a file on the same disk, in the same run.
-The tus time runs from the creation POST to the last 204, so it includes fm's fsync of every chunk and the move into place.
+The tus time runs from the creation POST to the last 204, so it includes fm's fdatasync of the last chunk and the move into place.
 ${r.runs} alternating runs of each; medians, and the ratio is the median of each run's tus / the baseline run just before it.
 MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after (${os.cpus().length} cores; other work on the machine makes the figures noisy).
 
@@ -217,10 +217,11 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | **server peak RSS (VmHWM) over all uploads** | **${f(r.peakRssMB)} MB** | flat, < 150 MB |
 
 Reading the figures: every PATCH pays a fixed cost before its first byte is written
-(authentication with its database reads, the gate's path checks, the upload record) and an
-fsync before its 204, while the baseline writes without pauses and syncs once. fm overlaps
-the disk with the network inside a chunk (an fdatasync every 4 MiB), so that fixed cost per
-request is most of the gap; a larger \`tus.chunkSize\` narrows it. On a shared, loaded machine
+(authentication with its database reads, the gate's path checks, the upload record), while
+the baseline writes without pauses and syncs once. fm fdatasyncs the part in the background
+every 64 MiB (the disk works while the next chunks arrive) and waits only for the last chunk's;
+receiving over HTTP and that fixed cost per request are the gap; a larger \`tus.chunkSize\`
+narrows the latter. On a shared, loaded machine
 the per-request latency grows (thread-pool and database round trips wait for a core), so the
 ratio varies from run to run; compare runs made under similar load.
 `;

@@ -24,6 +24,7 @@ import { ExecHookRunner } from './exec/hooks.ts';
 import { SettingsService, type AllowlistOptions } from './settings.ts';
 import { createUploads, type UploadService } from './uploads/index.ts';
 import type { DiskSpace } from './uploads/disk.ts';
+import type { UploadSyncOptions } from './uploads/staging.ts';
 import { createDavLocks, type DavLocks } from './dav/index.ts';
 import { TrashService } from './trash/index.ts';
 import { QuotaService } from './quotas.ts';
@@ -52,6 +53,8 @@ export interface ServiceOptions {
   sandbox?: SandboxOptions;
   /** Where uploads read the free disk space (default: statfs; tests give a small figure). */
   diskSpace?: DiskSpace;
+  /** How uploads are made durable (default: the kernel's boot id, an fdatasync every 64 MiB; tests simulate a reboot). */
+  uploadSync?: UploadSyncOptions;
 }
 
 export interface Services {

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { ServeOptions as ServeFlags } from '../../src/cli/commands/serve.ts';
 import type { DiskSpace } from '../../src/services/uploads/disk.ts';
+import type { UploadSyncOptions } from '../../src/services/uploads/staging.ts';
 import { testDatabase } from './postgres.ts';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -40,6 +41,8 @@ export interface StartOptions {
   keep?: boolean;
   /** Free space the upload service sees (default: statfs of the real disk). */
   diskSpace?: DiskSpace;
+  /** Upload durability: the boot id the server believes in (a reboot is another one), the bytes between fdatasyncs. */
+  uploadSync?: UploadSyncOptions;
   /** The test is about SQLite's own files: `<home>/fm.db` even when FM_TEST_DATABASE=postgres. */
   sqlite?: boolean;
 }
@@ -128,6 +131,7 @@ export async function startFm(opts: StartOptions = {}): Promise<FmServer> {
     exec: { timeoutMs: parseDuration(flags.execTimeout) * 1000, maxOutputBytes: parseSize(flags.execMaxOutput) },
     sandbox: { unsandboxed: Boolean(flags.execUnsandboxed) },
     diskSpace: opts.diskSpace,
+    uploadSync: opts.uploadSync,
   });
   const settings = await setup.ensureSettings(services.repos);
   if (services.exec.sandbox.unsandboxed) log.warn('--exec-unsandboxed: commands and hooks run WITHOUT a sandbox, with every right fm has (see docs/exec.md)');

@@ -17,7 +17,7 @@ export interface SpawnedFm extends FmServer {
   kill(): Promise<void>;
 }
 
-export interface SpawnOptions extends Omit<StartOptions, 'diskSpace'> {
+export interface SpawnOptions extends Omit<StartOptions, 'diskSpace' | 'uploadSync'> {
   /** Extra environment of the process (FM_* variables, PATH). */
   env?: Record<string, string>;
 }

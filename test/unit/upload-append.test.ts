@@ -32,7 +32,7 @@ describe('appendChunk', () => {
     const body = new PassThrough();
     const done = appendChunk(part, 0, 10, body);
     body.end(Buffer.from('hello'));
-    expect(await done).toBe(5);
+    expect((await done).written).toBe(5);
     expect(fs.readFileSync(part, 'utf8')).toBe('hello');
   });
 
@@ -65,9 +65,26 @@ describe('appendChunk', () => {
     await expect.poll(() => fs.statSync(part).size).toBe(8 * piece.length);
     feedNow(24);
     body.end();
-    expect(await done).toBe(32 * piece.length);
+    expect((await done).written).toBe(32 * piece.length);
     expect(writev.mock.calls.length).toBeLessThanOrEqual(3);
     expect(fs.readFileSync(part).equals(Buffer.alloc(32 * piece.length, 7))).toBe(true);
+  });
+
+  it('without syncEach, fdatasyncs only the chunk that completes the upload', async () => {
+    const fh = await fsp.open(part, 'r');
+    const datasync = vi.spyOn(Object.getPrototypeOf(fh) as fsp.FileHandle, 'datasync');
+    await fh.close();
+    const first = new PassThrough();
+    const done = appendChunk(part, 0, 10, first, false);
+    first.end(Buffer.from('hello'));
+    expect(await done).toEqual({ written: 5, synced: false });
+    expect(datasync).not.toHaveBeenCalled();
+    const last = new PassThrough();
+    const finished = appendChunk(part, 5, 5, last, false);
+    last.end(Buffer.from('world'));
+    expect(await finished).toEqual({ written: 5, synced: true });
+    expect(datasync).toHaveBeenCalledTimes(1);
+    expect(fs.readFileSync(part, 'utf8')).toBe('helloworld');
   });
 
   it('fails when the body goes away half-way, keeping the bytes that arrived', async () => {

@@ -1,8 +1,9 @@
 /**
  * Writing one PATCH body into a part file: at most the bytes the declared length leaves, at the
- * given offset, flushed to disk before the caller acknowledges the chunk. A small hand-rolled
- * pump instead of stream.pipeline: one writev per batch of received buffers, backpressure by
- * pausing the request, and no write still in flight when it settles (so a rollback cannot race).
+ * given offset, fdatasynced before the caller acknowledges the chunk when the sync policy asks
+ * (durability.ts). A small hand-rolled pump instead of stream.pipeline: one writev per batch of
+ * received buffers, backpressure by pausing the request, and no write still in flight when it
+ * settles (so a rollback cannot race).
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -40,22 +41,31 @@ export class ClientGoneError extends FmError {
 /** More bytes than the declared length leaves. */
 class TooLongError extends PayloadTooLargeError {}
 
+/** What a chunk did: the bytes it wrote, and whether the part was fdatasynced after them. */
+export interface Appended {
+  written: number;
+  synced: boolean;
+}
+
 /**
- * Streams `body` into `part` at `offset` and fsyncs; returns the bytes written. More than
- * `remaining` bytes is a 413 and rolls the whole chunk back. Bytes that arrived before an
- * interruption (including those still queued for a batch) are kept and made durable: the client
- * resumes after them.
+ * Streams `body` into `part` at `offset`; returns the bytes written. The part is fdatasynced
+ * before this returns after every chunk (`syncEach`), or only after the chunk that completes
+ * the upload (`remaining` bytes): the finished file is durable before it is moved into place.
+ * More than `remaining` bytes is a 413 and rolls the whole chunk back. Bytes that arrived before
+ * an interruption (including those still queued for a batch) are kept: the client resumes after
+ * them (fdatasynced too with `syncEach`).
  */
-export async function appendChunk(part: string, offset: number, remaining: number, body: Readable): Promise<number> {
+export async function appendChunk(part: string, offset: number, remaining: number, body: Readable, syncEach = true): Promise<Appended> {
   const fh = await fsp.open(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
   try {
     const written = await pump(fh, offset, remaining, body);
-    // The acknowledgement promises durability: a failing fsync fails the chunk.
-    await fh.sync();
-    return written;
+    if (!syncEach && written < remaining) return { written, synced: false };
+    // A failing fdatasync fails the chunk: what it promised is not on disk.
+    await fh.datasync();
+    return { written, synced: true };
   } catch (err) {
     if (err instanceof TooLongError) await fh.truncate(offset);
-    await fh.sync().catch(() => {});
+    if (syncEach) await fh.datasync().catch(() => {});
     throw err;
   } finally {
     await fh.close();

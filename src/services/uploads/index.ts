@@ -32,7 +32,8 @@ export function createUploads(options: ServiceOptions, gate: Gate, closers: Serv
     gate.protect(partials.dir);
     gate.partials = partials;
   }
-  const uploads = new UploadService(services, staging, options.diskSpace ?? statfsDiskSpace, partials, cluster && ((name) => cluster.tryLock(name)));
+  const sharedLock = cluster && ((name: string) => cluster.tryLock(name));
+  const uploads = new UploadService(services, staging, options.diskSpace ?? statfsDiskSpace, partials, sharedLock, options.uploadSync);
   closers.push(() => uploads.close());
   return uploads;
 }

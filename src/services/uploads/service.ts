@@ -1,25 +1,26 @@
 /**
  * Resumable uploads (the tus protocol's state machine, without HTTP). An upload is addressed by
  * its target file: one unfinished upload per target, owned by the user who created it. Bytes go
- * to the staging folder, are fsynced before each chunk is acknowledged, and the finished file is
- * moved into place in one rename, with the `upload` hooks around the move.
+ * to the staging folder, are fdatasynced every 64 MiB and before the last chunk is acknowledged
+ * (durability.ts), and the finished file is moved into place in one rename, with the `upload`
+ * hooks around the move.
  */
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BadRequestError, ConflictError, FmError, InsufficientStorageError, LockedError, NotFoundError, PayloadTooLargeError } from '../../errors.ts';
 import type { SharedSettings } from '../../api/settings.ts';
 import type { Services } from '../index.ts';
 import type { Target } from '../files/gate.ts';
-import { stat } from '../files/disk/lookup.ts';
 import type { PartialJournal } from '../files/disk/partials.ts';
 import { placeFile } from '../files/disk/place.ts';
 import { placeUnderFreeName } from '../files/free-target.ts';
 import type { Stats } from '../files/disk/types.ts';
-import type { DiskSpace } from './disk.ts';
+import { type DiskSpace, freeBytesFor } from './disk.ts';
 import { appendChunk } from './append.ts';
+import { Flushes } from './flushes.ts';
 import { UploadLocks } from './locks.ts';
 import type { Cluster } from '../../storage/cluster.ts';
-import type { Staging, UploadRecord } from './staging.ts';
+import type { Staging, UploadRecord, UploadSyncOptions } from './staging.ts';
+import { durableOffset, type SyncMode, trustedOffset } from './durability.ts';
 import type { Reservation } from '../quotas.ts';
 
 /** What HEAD and PATCH report. */
@@ -65,12 +66,15 @@ function offsetConflict(offset: number): FmError {
 
 export class UploadService {
   private readonly locks = new UploadLocks();
+  /** Background fdatasyncs of parts between acknowledgements (flushes.ts). */
+  private readonly flushes = new Flushes();
   /** The quota room each unfinished upload holds for its declared length, by upload id (in memory). */
   private readonly rooms = new Map<string, Reservation>();
   private lastSweep = 0;
   private timer?: NodeJS.Timeout;
   private firstSweep?: NodeJS.Timeout;
   private partialsTimer?: NodeJS.Timeout;
+  private syncMode?: Promise<SyncMode>;
 
   constructor(
     private readonly deps: () => Deps,
@@ -80,7 +84,17 @@ export class UploadService {
     private readonly partials?: PartialJournal,
     /** Several instances on one staging folder (PostgreSQL): the lock that keeps the others from appending. */
     private readonly sharedLock?: Cluster['tryLock'],
+    private readonly syncOptions?: UploadSyncOptions,
   ) {}
+
+  /** How this instance makes parts durable (decided once, on the staging folder's file system). */
+  private mode(): Promise<SyncMode> {
+    this.syncMode ??= this.staging.syncMode(this.syncOptions).catch((err: unknown) => {
+      this.syncMode = undefined;
+      throw err;
+    });
+    return this.syncMode;
+  }
 
   /**
    * Starts the periodic sweeps: stale uploads (first run shortly after start-up) and temporary
@@ -133,8 +147,9 @@ export class UploadService {
       throw new PayloadTooLargeError(`uploads are limited to ${settings.maxUploadSize} bytes`);
     }
     await this.sweepIfDue(settings);
-    await this.staging.ensure();
-    if (input.length > (await this.freeBytesFor(target.abs))) throw new InsufficientStorageError('not enough free disk space for this upload');
+    const mode = await this.mode();
+    if (input.length > (await freeBytesFor(this.disk, this.staging.dir, target.abs)))
+      throw new InsufficientStorageError('not enough free disk space for this upload');
 
     const id = input.ref?.id ?? this.staging.idFor(target.abs);
     const previous = await this.staging.read(id);
@@ -162,6 +177,7 @@ export class UploadService {
         createdAt: Date.now(),
         ...(input.ref ? { tag: input.ref.tag } : {}),
         ...(input.freeName ? { freeName: true } : {}),
+        ...(mode.every > 0 && mode.boot ? { synced: { boot: mode.boot, host: mode.host, offset: 0 } } : {}),
       };
       await this.staging.create(rec).catch((err: unknown) => {
         this.releaseRoom(id);
@@ -178,57 +194,92 @@ export class UploadService {
   }
 
   /**
-   * The upload's offset (HEAD). An upload whose bytes are all there but that was never moved
-   * into place (a crash or a failure after the last chunk) is finished now.
+   * The upload's offset (HEAD). An upload last written under another boot of the machine is cut
+   * back to its last fdatasync first. An upload whose bytes are all there but that was never
+   * moved into place (a crash or a failure after the last chunk) is finished now.
    */
   async status(target: Target, ref?: UploadRef): Promise<UploadStatus> {
     const { rec, st } = await this.active(target, ref);
-    if (st.size >= rec.length) {
-      const release = this.locks.tryAcquire(rec.id);
-      if (!release) throw new LockedError('the upload is being written');
-      try {
-        await this.finish(rec, target);
-      } finally {
-        release();
-      }
+    const mode = await this.mode();
+    const unfinished = (offset: number): UploadStatus => ({
+      offset,
+      length: rec.length,
+      metadata: rec.metadata,
+      finished: false,
+      expires: this.expiresAt(st.mtimeMs, target.access.settings),
+    });
+    // The common case: this boot's upload (or one fsynced chunk by chunk), not complete.
+    if (st.size < rec.length && trustedOffset(rec.synced, st.size, mode).record === undefined) return unfinished(st.size);
+    return this.locked(rec.id, undefined, async () => {
+      const now = await this.trusted(rec, mode);
+      if (now.size < now.rec.length) return unfinished(now.size);
+      // Its last chunk may have failed before its fdatasync: the file is made durable before it is placed.
+      await this.staging.syncPart(rec.id);
+      await this.finish(now.rec, target);
       return { offset: rec.length, length: rec.length, metadata: rec.metadata, finished: true };
-    }
-    return { offset: st.size, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(st.mtimeMs, target.access.settings) };
+    });
   }
 
   /**
-   * Appends a chunk (PATCH). The offset must be the current one (409); bytes past the declared
-   * length are refused (413) and roll the chunk back; one writer at a time (423). The data is
-   * fsynced before this returns; the last chunk moves the file into place.
+   * Runs `fn` as the upload's one writer: 423 when another request holds it, in this instance
+   * or (PostgreSQL) another one. `abort` lets a termination or re-creation stop it.
    */
-  async write(target: Target, offset: number, body: Readable, contentLength?: number, ref?: UploadRef): Promise<UploadStatus> {
-    const { rec } = await this.active(target, ref);
-    const release = this.locks.tryAcquire(rec.id, () => body.destroy(new NotFoundError('the upload was terminated')));
+  private async locked<T>(id: string, abort: (() => void) | undefined, fn: () => Promise<T>): Promise<T> {
+    const release = this.locks.tryAcquire(id, abort);
     if (!release) throw new LockedError('another request is writing this upload');
     let releaseShared: (() => Promise<void>) | undefined;
     try {
       if (this.sharedLock) {
-        releaseShared = await this.sharedLock(`upload:${rec.id}`);
+        releaseShared = await this.sharedLock(`upload:${id}`);
         if (!releaseShared) throw new LockedError('another instance is writing this upload');
       }
-      const st = await this.staging.stat(rec.id);
-      if (!st) throw new NotFoundError('no upload in progress for this path');
-      if (offset !== st.size) throw offsetConflict(st.size);
-      const remaining = rec.length - st.size;
-      if (contentLength !== undefined && contentLength > remaining) {
-        throw new PayloadTooLargeError(`the chunk goes past the declared Upload-Length of ${rec.length}`);
-      }
-      const written = remaining > 0 ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body) : 0;
-      const now = offset + written;
-      if (now === rec.length) {
-        await this.finish(rec, target);
-        return { offset: now, length: rec.length, metadata: rec.metadata, finished: true };
-      }
-      return { offset: now, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(Date.now(), target.access.settings) };
+      return await fn();
     } finally {
       await releaseShared?.();
       release();
     }
+  }
+
+  /**
+   * Appends a chunk (PATCH). The offset must be the current one (409); bytes past the declared
+   * length are refused (413) and roll the chunk back; one writer at a time (423). The bytes are
+   * in the part when this returns; it is fdatasynced in the background every 64 MiB (or before
+   * every answer: durability.ts) and before the last chunk's; the last chunk moves the file into place.
+   */
+  async write(target: Target, offset: number, body: Readable, contentLength?: number, ref?: UploadRef): Promise<UploadStatus> {
+    const { rec } = await this.active(target, ref);
+    return this.locked(
+      rec.id,
+      () => body.destroy(new NotFoundError('the upload was terminated')),
+      async () => {
+        const mode = await this.mode();
+        const { rec: cur, size } = await this.trusted(rec, mode);
+        if (offset !== size) throw offsetConflict(size);
+        const remaining = cur.length - size;
+        if (contentLength !== undefined && contentLength > remaining) {
+          throw new PayloadTooLargeError(`the chunk goes past the declared Upload-Length of ${cur.length}`);
+        }
+        const boot = mode.every > 0 ? mode.boot : undefined;
+        const { written, synced } =
+          remaining > 0
+            ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body, boot === undefined)
+            : await this.staging.syncPart(rec.id).then(() => ({ written: 0, synced: true }));
+        const now = offset + written;
+        if (boot) {
+          // The record follows the part's fdatasyncs (so a reboot cuts back no further than it must).
+          const recorded = durableOffset(cur.synced, size, mode);
+          const durable = synced ? now : this.flushes.afterChunk(rec.id, cur.createdAt, now, recorded, mode.every, () => this.staging.syncPart(rec.id));
+          // The last chunk's fdatasync covered every byte; a background one that failed still fails it.
+          if (synced) await this.flushes.settle(rec.id);
+          if (durable > recorded) await this.staging.save({ ...cur, synced: { boot, host: mode.host, offset: durable } });
+        }
+        if (now === cur.length) {
+          await this.finish(cur, target);
+          return { offset: now, length: cur.length, metadata: cur.metadata, finished: true };
+        }
+        return { offset: now, length: rec.length, metadata: rec.metadata, finished: false, expires: this.expiresAt(Date.now(), target.access.settings) };
+      },
+    );
   }
 
   /** Terminates an upload (DELETE): stops a running chunk and removes the partial data. */
@@ -256,7 +307,26 @@ export class UploadService {
     }
   }
 
+  /**
+   * The upload's record and trusted size under the caller's lock (staging.ts `trusted`): a part
+   * of another boot is cut back to its last fdatasync here. 404 when the upload is gone or no
+   * longer this one (a creation by someone else meanwhile).
+   */
+  private async trusted(rec: UploadRecord, mode: SyncMode): Promise<{ rec: UploadRecord; size: number }> {
+    const now = await this.staging.trusted(rec.id, mode);
+    if (!now || now.rec.userId !== rec.userId || now.rec.target !== rec.target || now.rec.tag !== rec.tag) {
+      throw new NotFoundError('no upload in progress for this path');
+    }
+    if (now.cut > 0) {
+      this.deps().log.info(
+        `upload ${rec.virtual}: the machine restarted since its last bytes; kept the ${now.size} synced before, ${now.cut} more are sent again`,
+      );
+    }
+    return now;
+  }
+
   private releaseRoom(id: string): void {
+    this.flushes.forget(id);
     this.rooms.get(id)?.release();
     this.rooms.delete(id);
   }
@@ -369,21 +439,5 @@ export class UploadService {
     await this.staging.forget(rec.id);
     await events.emit('written', { abs: placed.real, isDir: false, user: access.user });
     this.releaseRoom(rec.id);
-  }
-
-  /** Free bytes for a new upload: the smaller of the staging and the target file systems. */
-  private async freeBytesFor(targetAbs: string): Promise<number> {
-    const stagingFree = await this.disk.freeBytes(this.staging.dir);
-    let dir = path.dirname(targetAbs);
-    for (;;) {
-      const st = await stat(dir).catch(() => undefined);
-      if (st) {
-        const stagingDev = (await stat(this.staging.dir)).dev;
-        return st.dev === stagingDev ? stagingFree : Math.min(stagingFree, await this.disk.freeBytes(dir));
-      }
-      const up = path.dirname(dir);
-      if (up === dir) return stagingFree;
-      dir = up;
-    }
   }
 }

@@ -1,14 +1,18 @@
 /**
  * The staging folder: where unfinished uploads live until their last byte arrives. Each upload
- * is two files, `<id>.part` (the bytes received, fsynced before every acknowledgement) and
- * `<id>.json` (who, where, how long), so offsets survive a crash: the offset is the size of
- * the part file. The folder is on the root's file system, so finishing is a rename.
+ * is two files, `<id>.part` (the bytes received) and `<id>.json` (who, where, how long, and the
+ * offset of the part's last fdatasync with the boot it happened in: durability.ts), so offsets
+ * survive a crash: the offset is the size of the part file, cut back to the synced offset after
+ * a reboot. The folder is on the root's file system, so finishing is a rename.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
+import { LOCAL_FS } from '../files/disk/folder-watch.ts';
 import { isWithin } from '../files/paths.ts';
+import { SYNC_EVERY, type SyncMode, type SyncedOffset, trustedOffset } from './durability.ts';
 
 /** Staging folder name inside the data folder (beside the database). */
 export const STAGING_IN_DATA = 'uploads';
@@ -36,6 +40,32 @@ export interface UploadRecord {
   tag?: string;
   /** Finish under a free name when the target's is taken. */
   freeName?: boolean;
+  /** The part's last fdatasync (absent: every acknowledged byte was fsynced; durability.ts). */
+  synced?: SyncedOffset;
+}
+
+/** How uploads are made durable; tests give another boot id to simulate a reboot. */
+export interface UploadSyncOptions {
+  /** The kernel's boot id (default: read from /proc; null: none, as on systems without it). */
+  bootId?: string | null;
+  /** Bytes between fdatasyncs of a part (default SYNC_EVERY). */
+  every?: number;
+  /** Whether the staging folder counts as local (default: its statfs type), so tests do not depend on the machine's. */
+  local?: boolean;
+}
+
+/** Only this kernel writes it: the folder watch's local file systems, and overlayfs (containers), whose upper layer is one of them. */
+function isLocalFs(type: number): boolean {
+  return LOCAL_FS.has(type) || type === 0x794c7630;
+}
+
+/** This kernel's boot id, or undefined where /proc does not give one. */
+function readBootId(): string | undefined {
+  try {
+    return fs.readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -107,7 +137,19 @@ export class Staging {
     }
   }
 
-  /** Size of the part file (the durable offset), undefined when it is gone. */
+  /**
+   * How parts in this folder are made durable: an fdatasync every `every` bytes when the kernel
+   * has a boot id and the folder is on a local file system, else before every acknowledgement
+   * (another machine writing the same folder over the network has a page cache of its own).
+   */
+  async syncMode(opts: UploadSyncOptions = {}): Promise<SyncMode> {
+    const boot = opts.bootId === undefined ? readBootId() : (opts.bootId ?? undefined);
+    await this.ensure();
+    const local = opts.local ?? isLocalFs((await fsp.statfs(this.dir)).type);
+    return { boot, host: os.hostname(), every: boot !== undefined && local ? (opts.every ?? SYNC_EVERY) : 0 };
+  }
+
+  /** Size of the part file (the offset), undefined when it is gone. */
   async stat(id: string): Promise<fs.Stats | undefined> {
     try {
       return await fsp.stat(this.partPath(id));
@@ -126,6 +168,16 @@ export class Staging {
     } finally {
       await part.close();
     }
+    await this.save(rec);
+    await syncDir(this.dir);
+  }
+
+  /**
+   * Replaces an upload's record in one rename of a synced temporary file, so a crash leaves the
+   * old record or the new one, never a torn one. The folder is not fsynced: a rename lost to a
+   * power cut brings back the previous record, whose synced offset is smaller (never larger).
+   */
+  async save(rec: UploadRecord): Promise<void> {
     const tmp = `${this.metaPath(rec.id)}.tmp`;
     const fh = await fsp.open(tmp, 'w', 0o600);
     try {
@@ -135,7 +187,42 @@ export class Staging {
       await fh.close();
     }
     await fsp.rename(tmp, this.metaPath(rec.id));
-    await syncDir(this.dir);
+  }
+
+  /** fdatasyncs an upload's part file (a background sync of flushes.ts, or before finishing). */
+  async syncPart(id: string): Promise<void> {
+    const fh = await fsp.open(this.partPath(id), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    try {
+      await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+  }
+
+  /**
+   * An upload's record and the bytes of its part that can be trusted under `mode`
+   * (durability.ts): a part last written under another boot is cut back to its last fdatasync,
+   * and the record then names this boot, before anything reports or appends to it. The caller
+   * holds the upload's lock. Undefined when the upload is gone.
+   */
+  async trusted(id: string, mode: SyncMode): Promise<{ rec: UploadRecord; size: number; cut: number } | undefined> {
+    const rec = await this.read(id);
+    const st = rec && (await this.stat(id));
+    if (!rec || !st) return undefined;
+    const { keep, record } = trustedOffset(rec.synced, st.size, mode);
+    if (record === undefined) return { rec, size: st.size, cut: 0 };
+    const fh = await fsp.open(this.partPath(id), fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
+    try {
+      if (keep < st.size) await fh.truncate(keep);
+      // Without a synced offset in the record, every byte of the part must be on disk.
+      if (record === null) await fh.datasync();
+    } finally {
+      await fh.close();
+    }
+    const { synced: _, ...rest } = rec;
+    const next: UploadRecord = record === null ? rest : { ...rest, synced: record };
+    await this.save(next);
+    return { rec: next, size: keep, cut: st.size - keep };
   }
 
   /** Removes an upload's files (record first, so a crash leaves at most an orphan part). */

@@ -26,8 +26,8 @@ export type WatchOne = (dir: string | Buffer, onChange: () => void) => fs.FSWatc
 
 const watchWithNode: WatchOne = (dir, onChange) => fs.watch(dir, { persistent: false }, onChange);
 
-/** Local file systems whose every change goes through this kernel (statfs f_type). */
-const LOCAL_FS = new Set([
+/** Local file systems whose every change goes through this kernel (statfs f_type; also upload staging's durability). */
+export const LOCAL_FS = new Set([
   0xef53, // ext2/3/4
   0x58465342, // xfs
   0x9123683e, // btrfs

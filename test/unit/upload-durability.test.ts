@@ -1,0 +1,85 @@
+/**
+ * Upload durability (services/uploads/durability.ts, flushes.ts): which bytes of a part are
+ * trusted under which boot, and the background fdatasyncs between acknowledgements.
+ */
+import { describe, expect, it } from 'vitest';
+import { trustedOffset, type SyncMode } from '../../src/services/uploads/durability.ts';
+import { Flushes } from '../../src/services/uploads/flushes.ts';
+
+const periodic: SyncMode = { boot: 'b1', host: 'h', every: 100 };
+const eachChunk: SyncMode = { boot: 'b1', host: 'h', every: 0 };
+
+describe('trustedOffset', () => {
+  it('trusts the size within the boot that wrote it', () => {
+    expect(trustedOffset({ boot: 'b1', host: 'x', offset: 10 }, 500, periodic)).toEqual({ keep: 500 });
+  });
+
+  it('cuts back to the synced offset under another boot, and records this boot', () => {
+    expect(trustedOffset({ boot: 'b0', host: 'x', offset: 10 }, 500, periodic)).toEqual({ keep: 10, record: { boot: 'b1', host: 'h', offset: 10 } });
+    expect(trustedOffset({ boot: 'b0', host: 'x', offset: 900 }, 500, periodic).keep).toBe(500);
+  });
+
+  it('treats a damaged record as nothing synced on no known boot', () => {
+    for (const bad of [null, 'b1', { boot: 'b1', offset: -1 }, { boot: 'b1', offset: 1.5 }, { offset: 10 }]) {
+      expect(trustedOffset(bad, 500, periodic)).toEqual({ keep: 0, record: { boot: 'b1', host: 'h', offset: 0 } });
+    }
+  });
+
+  it('trusts the size of a part fsynced chunk by chunk (no synced offset), and records it before appending without syncs', () => {
+    expect(trustedOffset(undefined, 500, periodic)).toEqual({ keep: 500, record: { boot: 'b1', host: 'h', offset: 500 } });
+    expect(trustedOffset(undefined, 500, eachChunk)).toEqual({ keep: 500 });
+    expect(trustedOffset(undefined, 500, { host: 'h', every: 0 })).toEqual({ keep: 500 });
+  });
+
+  it('when every chunk is fdatasynced, clears a synced offset after cutting back to it (null: every byte is durable)', () => {
+    expect(trustedOffset({ boot: 'b0', host: 'x', offset: 10 }, 500, eachChunk)).toEqual({ keep: 10, record: null });
+    expect(trustedOffset({ boot: 'b1', host: 'x', offset: 10 }, 500, eachChunk)).toEqual({ keep: 500, record: null });
+    expect(trustedOffset({ boot: 'b1', host: 'x', offset: 10 }, 500, { host: 'h', every: 0 })).toEqual({ keep: 10, record: null });
+  });
+});
+
+/** A sync the test completes or fails by hand. */
+function manualSync() {
+  const calls: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  const sync = () => new Promise<void>((resolve, reject) => calls.push({ resolve, reject }));
+  return { sync, calls };
+}
+
+describe('Flushes', () => {
+  it('starts one background sync every `every` bytes and reports the offset it reached once done', async () => {
+    const f = new Flushes();
+    const { sync, calls } = manualSync();
+    expect(f.afterChunk('u', 1, 60, 0, 100, sync)).toBe(0);
+    expect(calls).toHaveLength(0);
+    expect(f.afterChunk('u', 1, 120, 0, 100, sync)).toBe(0);
+    expect(calls).toHaveLength(1);
+    expect(f.afterChunk('u', 1, 250, 0, 100, sync)).toBe(0); // one at a time
+    expect(calls).toHaveLength(1);
+    calls[0].resolve();
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(f.afterChunk('u', 1, 260, 0, 100, sync)).toBe(120);
+    expect(calls).toHaveLength(2); // 260 - 120 >= 100
+  });
+
+  it('fails the next chunk, and the last chunk, with a failed sync', async () => {
+    const f = new Flushes();
+    const { sync, calls } = manualSync();
+    f.afterChunk('u', 1, 100, 0, 100, sync);
+    calls[0].reject(new Error('EIO'));
+    await expect(f.settle('u')).rejects.toThrow('EIO');
+    f.afterChunk('u', 1, 200, 0, 100, sync);
+    calls[1].reject(new Error('EIO again'));
+    await new Promise((r) => setImmediate(r));
+    expect(() => f.afterChunk('u', 1, 210, 0, 100, sync)).toThrow('EIO again');
+  });
+
+  it('starts afresh for an upload created again under the same id', async () => {
+    const f = new Flushes();
+    const { sync, calls } = manualSync();
+    f.afterChunk('u', 1, 100, 0, 100, sync);
+    calls[0].resolve();
+    await new Promise((r) => setImmediate(r));
+    expect(f.afterChunk('u', 2, 50, 0, 100, sync)).toBe(0);
+  });
+});
