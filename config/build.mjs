@@ -1,6 +1,7 @@
-// Builds dist/server/cli.js (server + CLI; pure-JS dependencies bundled, native ones external) and dist/web/ (the React UI,
+// Builds dist/server/fm.cjs (server + CLI; pure-JS dependencies bundled, native ones external) with its loader, and dist/web/ (the React UI,
 // code-split, hashed, precompressed). Run by `npm run build` and by `prepare` on `npm ci`.
 import { build } from 'esbuild';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -77,26 +78,81 @@ const jsonAsString = {
 
 async function buildServer() {
   fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
+  await Promise.all([buildLoader(), buildServerScript()]);
+}
+
+/** dist/server/boot.js: what bin/fm.js imports, the loader of the server script below (src/boot/). */
+async function buildLoader() {
   await build({
-    // Split so that each command loads only what it needs (`fm version` stays fast).
-    entryPoints: { cli: path.join(root, 'src/cli/main.ts') },
+    entryPoints: { boot: path.join(root, 'src/boot/main.ts') },
     outdir: path.join(dist, 'server'),
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // Pure-JS dependencies are bundled: resolving and loading hundreds of small module files
-    // was most of the start-up time. Native addons, packages that load files (wasm, workers)
-    // relative to their own folder, and what only some commands need stay in node_modules.
-    external: EXTERNAL,
-    plugins: [zodEnglishOnly, oneMimeTable, jsonAsString],
-    // Bundled CommonJS code calls require() for Node's built-ins.
-    banner: { js: "import { createRequire as __fmCreateRequire } from 'node:module'; const require = __fmCreateRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+}
+
+/** The placeholder of the bundle's content hash in fm.cjs's first line (src/boot/script.ts reads it). */
+const HASH_PLACEHOLDER = '0'.repeat(64);
+
+/**
+ * `import()` of a package left outside the bundle, in fm's own modules, becomes `__fmImport()`:
+ * the loader's real `import()` (a script run by `vm` has none), so each package loads as it does
+ * in the ESM build (the same entry point, ESM-only ones included). `typeof import()` is a type.
+ */
+const externalImports = {
+  name: 'external-imports',
+  setup(b) {
+    const external = new Set(EXTERNAL);
+    const own = path.join(root, 'src') + path.sep;
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(own)) return undefined;
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const contents = source.replace(/(?<!typeof\s*)\bimport\((['"])([^'"]+)\1\)/g, (call, _q, spec) =>
+        external.has(spec) || spec.startsWith('node:') ? `__fmImport(${JSON.stringify(spec)})` : call,
+      );
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * The server and the CLI as one CommonJS script, dist/server/fm.cjs, run by src/boot/ through
+ * `vm.Script` with V8's code cache of the last start. Pure-JS dependencies are bundled (resolving
+ * and loading hundreds of small module files was most of the start-up time); native addons,
+ * packages that load files (wasm, workers) relative to their own folder, and what only some
+ * commands need stay in node_modules. Its free names `__fmImport`, `__fmImportMetaUrl` and
+ * `__fmBoot` are the loader's wrapper parameters.
+ */
+async function buildServerScript() {
+  const result = await build({
+    entryPoints: [path.join(root, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: EXTERNAL,
+    plugins: [zodEnglishOnly, oneMimeTable, jsonAsString, externalImports],
+    define: { 'import.meta.url': '__fmImportMetaUrl' },
+    // Strict like the ESM build, where every bundled module is in strict mode.
+    banner: { js: `/* fm-bundle ${HASH_PLACEHOLDER} */ 'use strict';` },
+    outfile: path.join(dist, 'server', 'fm.cjs'),
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'warning',
+  });
+  for (const file of result.outputFiles) {
+    let text = file.text;
+    if (file.path.endsWith('.cjs')) {
+      const hash = crypto.createHash('sha256').update(text).digest('hex');
+      text = text.replace(HASH_PLACEHOLDER, hash);
+    }
+    fs.mkdirSync(path.dirname(file.path), { recursive: true });
+    fs.writeFileSync(file.path, text);
+  }
 }
 
 const COMPRESSIBLE = /\.(js|css|html|json|svg|map|txt|webmanifest)$/;

@@ -8,6 +8,7 @@ import { packageRoot } from '../../paths.ts';
 import { VERSION } from '../../version.ts';
 // Static: a few lines with no imports, where a dynamic import would cost a chunk of its own.
 import { holdUntil } from '../../server/middleware/hold.ts';
+import { announceStarted } from '../../boot/started.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
@@ -199,6 +200,7 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     before: adminStored ? [holdUntil(adminStored)] : undefined,
   });
   out(`listening on ${running.url}`);
+  announceStarted();
   if (adminStored) {
     try {
       await adminStored;
