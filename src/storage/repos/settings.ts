@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { type Database, memoOf } from '../db.ts';
 import { normalizeCommands, type Settings } from '../../api/settings.ts';
 import { SettingsSchema } from '../../schemas/settings.ts';
+import { PARSE_ONCE } from '../../schemas/parse-once.ts';
 
 export class SettingsRepo {
   /** The last settings parsed, with the memo generation they were read in (read on every request). */
@@ -25,7 +26,7 @@ export class SettingsRepo {
     if (this.parsed && this.parsed.generation === generation) return structuredClone(this.parsed.settings);
     const raw = await this.kv.get<unknown>('settings');
     if (raw === undefined) return undefined;
-    const settings = normalize(SettingsSchema.parse(raw));
+    const settings = normalize(SettingsSchema.parse(raw, PARSE_ONCE));
     if (memo && generation !== undefined && memo.generation === generation) this.parsed = { generation, settings: structuredClone(settings) };
     return settings;
   }
@@ -38,7 +39,7 @@ export class SettingsRepo {
   }
 
   async save(settings: Settings): Promise<Settings> {
-    const clean = normalize(SettingsSchema.parse(settings));
+    const clean = normalize(SettingsSchema.parse(settings, PARSE_ONCE));
     await this.kv.set('settings', clean);
     return clean;
   }
