@@ -26,7 +26,8 @@ export function bundleHashOf(source: string): string | undefined {
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __fmImport, __fmImportMetaUrl, __fmBoot) {';
 
 export function runScript(bundleFile: string, cacheFolder: string | undefined): void {
-  const source = fs.readFileSync(bundleFile, 'utf8');
+  // ASCII (config/build.mjs): read as a one-byte string, with no UTF-8 decoding.
+  const source = fs.readFileSync(bundleFile, 'latin1');
   const hash = bundleHashOf(source);
   const id = hash && cacheFolder ? identityOf(hash) : undefined;
   const cachedData = id && cacheFolder ? readCache(cacheFolder, id) : undefined;

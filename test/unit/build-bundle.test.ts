@@ -24,6 +24,10 @@ describe('the server bundle', () => {
     expect(bundledInputs.filter((f) => f.endsWith('/mime-types/index.js'))).toHaveLength(1);
   });
 
+  it("holds one http-errors (http-assert's pinned copy uses the top-level one)", () => {
+    expect(bundledInputs.filter((f) => f.endsWith('/http-errors/index.js'))).toEqual([expect.not.stringContaining('http-assert')]);
+  });
+
   it('parses bundled JSON from a string (mime-db: JSON.parse, not an object literal)', () => {
     const mimeDb = /^\/\/ \S*\/mime-db\/db\.json\n(?:.*\n){2}(.*)$/m.exec(script)?.[1];
     expect(mimeDb?.trim()).toMatch(/^module\d*\.exports = JSON\.parse\(['"]\{/);
@@ -40,5 +44,7 @@ describe('the server bundle', () => {
     // esbuild prints every string literal in double quotes (single-quoted ones are in comments).
     expect(script.match(/\bimport\("/g)).toBeNull();
     expect(script).toContain('__fmImport("sharp")');
+    // ASCII, which the loader reads as Latin-1.
+    expect(/[^\x00-\x7f]/.test(script)).toBe(false);
   });
 });
