@@ -34,12 +34,15 @@ export interface WebBundle {
  */
 export function loadWebBundle(dir: string): WebBundle {
   if (!fs.existsSync(path.join(dir, 'index.html'))) throw new Error(`the web UI is not built (${dir}/index.html is missing): run npm run build`);
-  const names = new Set(
-    fs
-      .readdirSync(dir, { recursive: true, encoding: 'utf8' })
-      .map((rel) => rel.split(path.sep).join('/'))
-      .filter((rel) => !/\.(gz|br)$/.test(rel)),
-  );
+  // Walked by hand: Node 20's recursive readdirSync took ~10 times as long.
+  const names = new Set<string>();
+  const walk = (folder: string, prefix: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(path.join(folder, entry.name), `${prefix}${entry.name}/`);
+      else if (!/\.(gz|br)$/.test(entry.name)) names.add(`${prefix}${entry.name}`);
+    }
+  };
+  walk(dir, '');
   const loaded = new Map<string, Asset>();
   const read = (rel: string): Asset => {
     const full = path.join(dir, rel);
@@ -62,7 +65,7 @@ export function loadWebBundle(dir: string): WebBundle {
         try {
           asset = read(rel);
         } catch {
-          return undefined; // a folder's name, or a file removed since the start
+          return undefined; // removed since the start
         }
         loaded.set(rel, asset);
       }
