@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import sharp from 'sharp';
 import { describe, expect, it, vi } from 'vitest';
 import { bundleHashOf } from '../../src/boot/script.ts';
 import { runFm } from '../helpers/cli.ts';
@@ -94,5 +95,28 @@ describe('the code cache of the CommonJS build', () => {
     const version = await runFm(['version'], { env: { XDG_CACHE_HOME: cacheHome } });
     expect([version.code, version.stdout, version.stderr]).toEqual([0, expect.stringMatching(/^fm v\d/), '']);
     expect(cacheFiles(cacheHome)).toEqual([]);
+  });
+});
+
+describe('packages left out of the bundle', () => {
+  it("load through the loader's import(): a thumbnail from sharp, served by the built fm", async () => {
+    const home = tempDir();
+    const root = path.join(home, 'root');
+    fs.mkdirSync(root);
+    // Larger than a thumbnail: a preview that failed would be the original, served as it is.
+    const png = await sharp({ create: { width: 1000, height: 1000, channels: 3, background: 'green' } })
+      .png()
+      .toBuffer();
+    fs.writeFileSync(path.join(root, 'green.png'), png);
+    const fm = await spawnFm({ home, root, env: { XDG_CACHE_HOME: path.join(home, 'cache') } });
+    try {
+      const res = await (await adminClient(fm)).fetch('/api/preview/thumb/green.png');
+      expect(res.status).toBe(200);
+      expect((await sharp(Buffer.from(await res.arrayBuffer())).metadata()).width).toBeLessThan(1000);
+      expect(fm.output()).not.toMatch(/preview of .* failed/);
+    } finally {
+      await fm.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });
