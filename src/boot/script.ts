@@ -37,7 +37,15 @@ export function runScript(bundleFile: string, cacheFolder: string | undefined): 
       if (!stale || written || !id || !cacheFolder) return;
       written = true;
       // After the "listening on" line is out, so that the line is not later for it.
-      setImmediate(() => writeCache(cacheFolder, id, script.createCachedData()));
+      setImmediate(() => {
+        let data: Buffer;
+        try {
+          data = script.createCachedData();
+        } catch {
+          return; // no cache this time: the next start compiles, and tries again
+        }
+        writeCache(cacheFolder, id, data);
+      });
     },
   };
   const module = { exports: {} };
