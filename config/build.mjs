@@ -2,6 +2,7 @@
 // code-split, hashed, precompressed). Run by `npm run build` and by `prepare` on `npm ci`.
 import { build } from 'esbuild';
 import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -63,6 +64,33 @@ const onePackageCopy = {
       const top = path.join(root, 'node_modules', pkg, 'index.js');
       b.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: top }));
     }
+  },
+};
+
+/**
+ * mime-types' extension → type table as built at build time: at load, mime-types scores every
+ * type of mime-db for every extension, twice (the second for a debugging list), ~4 ms of every
+ * start for a table that only changes with mime-db. The type → extensions map is still read
+ * from mime-db (its arrays). A unit test compares the bundled table with mime-types' own.
+ */
+const mimeTableAtBuild = {
+  name: 'mime-table-at-build',
+  setup(b) {
+    const top = path.join(root, 'node_modules', 'mime-types', 'index.js');
+    b.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, async (args) => {
+      if (args.path !== top) return undefined;
+      const mime = createRequire(import.meta.url)(top);
+      const source = await fs.promises.readFile(top, 'utf8');
+      const call = 'populateMaps(exports.extensions, exports.types)';
+      if (!source.includes(call)) throw new Error(`mime-types no longer calls ${call}: see mimeTableAtBuild in config/build.mjs`);
+      const built = [
+        '// fm build (config/build.mjs, mimeTableAtBuild): the table populateMaps builds, computed at build time.',
+        `Object.assign(exports.types, JSON.parse(${JSON.stringify(JSON.stringify(mime.types))}))`,
+        `exports._extensionConflicts = JSON.parse(${JSON.stringify(JSON.stringify(mime._extensionConflicts))})`,
+        'for (const type of Object.keys(db)) if (db[type].extensions && db[type].extensions.length) exports.extensions[type] = db[type].extensions',
+      ].join('\n');
+      return { contents: source.replace(call, built), loader: 'js' };
+    });
   },
 };
 
@@ -139,7 +167,7 @@ async function buildServerScript() {
     format: 'cjs',
     target: 'node20',
     external: EXTERNAL,
-    plugins: [zodEnglishOnly, onePackageCopy, jsonAsString, externalImports],
+    plugins: [zodEnglishOnly, onePackageCopy, mimeTableAtBuild, jsonAsString, externalImports],
     define: { 'import.meta.url': '__fmImportMetaUrl' },
     // One function expression, which the loader calls with these arguments; strict, as every
     // module of an ES module build is.
