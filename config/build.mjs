@@ -169,12 +169,8 @@ async function buildServerScript() {
     external: EXTERNAL,
     plugins: [zodEnglishOnly, onePackageCopy, mimeTableAtBuild, jsonAsString, externalImports],
     define: { 'import.meta.url': '__fmImportMetaUrl' },
-    // One function expression, which the loader calls with these arguments; strict, as every
-    // module of an ES module build is.
-    banner: {
-      js: `/* fm-bundle ${HASH_PLACEHOLDER} */ (function (exports, require, module, __filename, __dirname, __fmImport, __fmImportMetaUrl, __fmBoot) { 'use strict';`,
-    },
-    footer: { js: '})' },
+    // Strict like the ESM build, where every bundled module is in strict mode.
+    banner: { js: `/* fm-bundle ${HASH_PLACEHOLDER} */ 'use strict';` },
     outfile: path.join(dist, 'server', 'fm.cjs'),
     sourcemap: 'linked',
     write: false,

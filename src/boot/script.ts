@@ -22,14 +22,17 @@ export function bundleHashOf(source: string): string | undefined {
   return /^\/\* fm-bundle ([0-9a-f]{64}) \*\//.exec(source)?.[1];
 }
 
+/** The bundle's own parameters, besides CommonJS's five (config/build.mjs names them). */
+const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __fmImport, __fmImportMetaUrl, __fmBoot) {';
+
 export function runScript(bundleFile: string, cacheFolder: string | undefined): void {
   // ASCII (config/build.mjs): read as a one-byte string, with no UTF-8 decoding.
   const source = fs.readFileSync(bundleFile, 'latin1');
   const hash = bundleHashOf(source);
   const id = hash && cacheFolder ? identityOf(hash) : undefined;
   const cachedData = id && cacheFolder ? readCache(cacheFolder, id) : undefined;
-  // The file is one function expression (config/build.mjs), compiled as it is: no copy.
-  const script = new vm.Script(source, { filename: bundleFile, cachedData });
+  // Same line as the bundle's first: stack traces keep the bundle's line numbers.
+  const script = new vm.Script(`${WRAPPER_HEAD}${source}\n})`, { filename: bundleFile, cachedData });
   const stale = cachedData === undefined || script.cachedDataRejected === true;
   let written = false;
   const hooks: BootHooks = {
@@ -49,7 +52,6 @@ export function runScript(bundleFile: string, cacheFolder: string | undefined): 
     },
   };
   const module = { exports: {} };
-  // CommonJS's five arguments, then the bundle's own (their names are in its first line).
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run.call(
     module.exports,
