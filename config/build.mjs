@@ -1,6 +1,8 @@
-// Builds dist/server/cli.js (server + CLI; pure-JS dependencies bundled, native ones external) and dist/web/ (the React UI,
+// Builds dist/server/fm.cjs (server + CLI; pure-JS dependencies bundled, native ones external) with its loader, and dist/web/ (the React UI,
 // code-split, hashed, precompressed). Run by `npm run build` and by `prepare` on `npm ci`.
 import { build } from 'esbuild';
+import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -50,14 +52,45 @@ const zodEnglishOnly = {
 };
 
 /**
- * One MIME table instead of three: accepts (Koa's) and co-body's type-is pin mime-types 2, each
- * with its own 200 KB copy of mime-db; they get the top-level mime-types 3 (same API).
+ * One copy of a package instead of several. One MIME table instead of three: accepts (Koa's) and
+ * co-body's type-is pin mime-types 2, each with its own 200 KB copy of mime-db; they get the
+ * top-level mime-types 3 (same API). http-assert (Koa's ctx.assert) pins http-errors 1, which
+ * builds a class per status code at load like the top-level http-errors 2 (same createError).
  */
-const oneMimeTable = {
-  name: 'one-mime-table',
+const onePackageCopy = {
+  name: 'one-package-copy',
   setup(b) {
-    const top = path.join(root, 'node_modules/mime-types/index.js');
-    b.onResolve({ filter: /^mime-types$/ }, () => ({ path: top }));
+    for (const pkg of ['mime-types', 'http-errors']) {
+      const top = path.join(root, 'node_modules', pkg, 'index.js');
+      b.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: top }));
+    }
+  },
+};
+
+/**
+ * mime-types' extension → type table as built at build time: at load, mime-types scores every
+ * type of mime-db for every extension, twice (the second for a debugging list), ~4 ms of every
+ * start for a table that only changes with mime-db. The type → extensions map is still read
+ * from mime-db (its arrays). A unit test compares the bundled table with mime-types' own.
+ */
+const mimeTableAtBuild = {
+  name: 'mime-table-at-build',
+  setup(b) {
+    const top = path.join(root, 'node_modules', 'mime-types', 'index.js');
+    b.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, async (args) => {
+      if (args.path !== top) return undefined;
+      const mime = createRequire(import.meta.url)(top);
+      const source = await fs.promises.readFile(top, 'utf8');
+      const call = 'populateMaps(exports.extensions, exports.types)';
+      if (!source.includes(call)) throw new Error(`mime-types no longer calls ${call}: see mimeTableAtBuild in config/build.mjs`);
+      const built = [
+        '// fm build (config/build.mjs, mimeTableAtBuild): the table populateMaps builds, computed at build time.',
+        `Object.assign(exports.types, JSON.parse(${JSON.stringify(JSON.stringify(mime.types))}))`,
+        `exports._extensionConflicts = JSON.parse(${JSON.stringify(JSON.stringify(mime._extensionConflicts))})`,
+        'for (const type of Object.keys(db)) if (db[type].extensions && db[type].extensions.length) exports.extensions[type] = db[type].extensions',
+      ].join('\n');
+      return { contents: source.replace(call, built), loader: 'js' };
+    });
   },
 };
 
@@ -77,26 +110,85 @@ const jsonAsString = {
 
 async function buildServer() {
   fs.rmSync(path.join(dist, 'server'), { recursive: true, force: true });
+  await Promise.all([buildLoader(), buildServerScript()]);
+}
+
+/** dist/server/boot.js: what bin/fm.js imports, the loader of the server script below (src/boot/). */
+async function buildLoader() {
   await build({
-    // Split so that each command loads only what it needs (`fm version` stays fast).
-    entryPoints: { cli: path.join(root, 'src/cli/main.ts') },
+    entryPoints: { boot: path.join(root, 'src/boot/main.ts') },
     outdir: path.join(dist, 'server'),
-    splitting: true,
-    chunkNames: 'chunk-[hash]',
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // Pure-JS dependencies are bundled: resolving and loading hundreds of small module files
-    // was most of the start-up time. Native addons, packages that load files (wasm, workers)
-    // relative to their own folder, and what only some commands need stay in node_modules.
-    external: EXTERNAL,
-    plugins: [zodEnglishOnly, oneMimeTable, jsonAsString],
-    // Bundled CommonJS code calls require() for Node's built-ins.
-    banner: { js: "import { createRequire as __fmCreateRequire } from 'node:module'; const require = __fmCreateRequire(import.meta.url);" },
     sourcemap: 'linked',
     logLevel: 'warning',
   });
+}
+
+/** The placeholder of the bundle's content hash in fm.cjs's first line (src/boot/script.ts reads it). */
+const HASH_PLACEHOLDER = '0'.repeat(64);
+
+/**
+ * `import()` of a package left outside the bundle, in fm's own modules, becomes `__fmImport()`:
+ * the loader's real `import()` (a script run by `vm` has none), so each package loads as it does
+ * in the ESM build (the same entry point, ESM-only ones included). `typeof import()` is a type.
+ */
+const externalImports = {
+  name: 'external-imports',
+  setup(b) {
+    const external = new Set(EXTERNAL);
+    const own = path.join(root, 'src') + path.sep;
+    b.onLoad({ filter: /\.ts$/ }, async (args) => {
+      if (!args.path.startsWith(own)) return undefined;
+      const source = await fs.promises.readFile(args.path, 'utf8');
+      const contents = source.replace(/(?<!typeof\s*)\bimport\((['"])([^'"]+)\1\)/g, (call, _q, spec) =>
+        external.has(spec) || spec.startsWith('node:') ? `__fmImport(${JSON.stringify(spec)})` : call,
+      );
+      return { contents, loader: 'ts' };
+    });
+  },
+};
+
+/**
+ * The server and the CLI as one CommonJS script, dist/server/fm.cjs, run by src/boot/ through
+ * `vm.Script` with V8's code cache of the last start. Pure-JS dependencies are bundled (resolving
+ * and loading hundreds of small module files was most of the start-up time); native addons,
+ * packages that load files (wasm, workers) relative to their own folder, and what only some
+ * commands need stay in node_modules. Its free names `__fmImport`, `__fmImportMetaUrl` and
+ * `__fmBoot` are the loader's wrapper parameters.
+ */
+async function buildServerScript() {
+  const result = await build({
+    entryPoints: [path.join(root, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: EXTERNAL,
+    plugins: [zodEnglishOnly, onePackageCopy, mimeTableAtBuild, jsonAsString, externalImports],
+    define: { 'import.meta.url': '__fmImportMetaUrl' },
+    // Strict like the ESM build, where every bundled module is in strict mode.
+    banner: { js: `/* fm-bundle ${HASH_PLACEHOLDER} */ 'use strict';` },
+    outfile: path.join(dist, 'server', 'fm.cjs'),
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'warning',
+  });
+  for (const file of result.outputFiles) {
+    let text = file.text;
+    if (file.path.endsWith('.cjs')) {
+      // ASCII only, so that the loader reads it as a one-byte string (half the memory, no UTF-8
+      // decoding): esbuild escapes strings, regular expressions and templates, but keeps the
+      // comments' characters (a dash, an arrow, an emoji), which are escaped here.
+      text = text.replace(/[^\x00-\x7f]/gu, (c) => `\\u{${c.codePointAt(0).toString(16)}}`);
+      const hash = crypto.createHash('sha256').update(text).digest('hex');
+      text = text.replace(HASH_PLACEHOLDER, hash);
+    }
+    fs.mkdirSync(path.dirname(file.path), { recursive: true });
+    fs.writeFileSync(file.path, text);
+  }
 }
 
 const COMPRESSIBLE = /\.(js|css|html|json|svg|map|txt|webmanifest)$/;

@@ -1,4 +1,4 @@
-/** The fm binary's entry point (bundled to dist/server/cli.js). */
+/** The fm binary's entry point (bundled to dist/server/fm.cjs, run by src/boot/). */
 import { main } from './index.ts';
 
 // `fm users ls | head`: a reader that goes away is not an error.
@@ -7,6 +7,8 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-const code = await main(process.argv);
 // `serve` keeps running until a signal; every other command ends when its work is done.
-process.exitCode = code;
+// No top-level await: the bundle is a CommonJS script (config/build.mjs).
+void main(process.argv).then((code) => {
+  process.exitCode = code;
+});

@@ -16,6 +16,7 @@ import { VIEW_MODES } from '../api/user.ts';
 import { AUDIT_DEFAULT_RETENTION } from '../api/audit.ts';
 import { sameType } from './same-type.ts';
 import { PermissionsSchema, QuotaSchema, RuleSchema, SortingSchema } from './user.ts';
+import { PARSE_ONCE } from './parse-once.ts';
 
 export const UserDefaultsSchema = z.object({
   scope: z.string().default('.'),
@@ -100,9 +101,9 @@ export const SettingsSchema = z.object({
   createUserDir: z.boolean().default(false),
   userHomeBasePath: z.string().default('/users'),
   minimumPasswordLength: z.number().int().min(1).max(1024).default(12),
-  defaults: UserDefaultsSchema.default(UserDefaultsSchema.parse({})),
+  defaults: UserDefaultsSchema.default(UserDefaultsSchema.parse({}, PARSE_ONCE)),
   authMethod: z.enum(AUTH_METHODS).default('json'),
-  auth: AuthConfigSchema.default(AuthConfigSchema.parse({})),
+  auth: AuthConfigSchema.default(AuthConfigSchema.parse({}, PARSE_ONCE)),
   totpRequired: z.enum(TOTP_POLICIES).default('none'),
   logoutPage: z.string().default('/login'),
   rules: z
@@ -110,8 +111,8 @@ export const SettingsSchema = z.object({
     .nullable()
     .default([])
     .transform((v) => v ?? []),
-  branding: BrandingSchema.default(BrandingSchema.parse({})),
-  tus: TusSettingsSchema.default(TusSettingsSchema.parse({})),
+  branding: BrandingSchema.default(BrandingSchema.parse({}, PARSE_ONCE)),
+  tus: TusSettingsSchema.default(TusSettingsSchema.parse({}, PARSE_ONCE)),
   shell: z
     .array(z.string())
     .nullable()

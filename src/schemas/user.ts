@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { VIEW_MODES, type Permissions, type Rule, type Sorting, type UserData, type UserWrite } from '../api/user.ts';
 import { objectBody, queryFlag, recordId } from './request.ts';
 import { sameType } from './same-type.ts';
+import { PARSE_ONCE } from './parse-once.ts';
 
 export const PermissionsSchema = z.object({
   admin: z.boolean().default(false),
@@ -44,7 +45,7 @@ export const UserDataSchema = z.object({
   viewMode: z.enum(VIEW_MODES).catch('list').default('list'),
   singleClick: z.boolean().default(false),
   redirectAfterCopyMove: z.boolean().default(true),
-  perm: PermissionsSchema.default(PermissionsSchema.parse({})),
+  perm: PermissionsSchema.default(PermissionsSchema.parse({}, PARSE_ONCE)),
   commands: z
     .array(z.string())
     .nullable()

@@ -11,6 +11,7 @@ import type { Rule } from '../api/user.ts';
 import type { Repos } from './context.ts';
 import { cleanScope } from './scope.ts';
 import { regexError } from './files/rules.ts';
+import { PARSE_ONCE } from '../schemas/parse-once.ts';
 
 /** Options of writes that set a command allowlist (users' `commands`, the settings' `shell`). */
 export interface AllowlistOptions {
@@ -37,7 +38,7 @@ export function checkRules(rules: readonly Rule[], where = 'rules'): void {
 
 /** Validates a new settings object; throws 400 naming the first bad field. */
 export function parseSettings(raw: unknown): Settings {
-  const r = SettingsSchema.safeParse(raw);
+  const r = SettingsSchema.safeParse(raw, PARSE_ONCE);
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new BadRequestError(`invalid settings: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
@@ -103,7 +104,7 @@ export interface SettingsWriter {
 /** Parses, validates (the extra checks of the services included) and stores new settings. */
 export async function saveSettings(services: SettingsWriter, raw: unknown, options: AllowlistOptions = {}): Promise<Settings> {
   const next = parseSettings(raw);
-  const current = (await services.repos.settings.load()) ?? SettingsSchema.parse({});
+  const current = (await services.repos.settings.load()) ?? SettingsSchema.parse({}, PARSE_ONCE);
   checkProvisioning(next, current);
   await services.validateSettings?.(next, current, options);
   return services.repos.settings.save(next);

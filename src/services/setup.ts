@@ -5,12 +5,13 @@ import { SettingsSchema } from '../schemas/settings.ts';
 import type { Repos } from './context.ts';
 import type { UserService } from './users.ts';
 import { allPermissions } from './users.ts';
+import { PARSE_ONCE } from '../schemas/parse-once.ts';
 
 /** Writes default settings and the signing key if the database has none. */
 export async function ensureSettings(repos: Repos, overrides: Partial<Settings> = {}): Promise<SharedSettings> {
   const existing = await repos.settings.load();
   if (existing) return existing;
-  const settings = await repos.settings.save({ ...SettingsSchema.parse({}), ...overrides });
+  const settings = await repos.settings.save({ ...SettingsSchema.parse({}, PARSE_ONCE), ...overrides });
   await repos.settings.signingKey();
   return settings;
 }

@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Keyv from 'keyv';
-import KeyvSqlite from '@keyv/sqlite';
+// The named export: @keyv/sqlite's CommonJS build (fm.cjs, src/boot/) has no default one.
+import { KeyvSqlite } from '@keyv/sqlite';
 import sqlite3 from 'sqlite3';
 import { FmError } from '../errors.ts';
 import type { Cluster, RawRow } from './cluster.ts';

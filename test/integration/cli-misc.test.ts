@@ -52,6 +52,16 @@ describe('conventions', () => {
     }
   });
 
+  it('fm serve --help shows serve and the program options; fm --help serve every command', async () => {
+    const [serve, program] = await Promise.all([runFm(['serve', '--help']), runFm(['--help', 'serve'])]);
+    expect([serve.code, program.code]).toEqual([0, 0]);
+    expect(serve.stdout).toMatch(/^Usage: fm serve /);
+    expect(serve.stdout).toMatch(/--webdav-prefix/);
+    expect(serve.stdout).toMatch(/Global Options:[\s\S]*--database/);
+    expect(program.stdout).toMatch(/^Usage: fm /);
+    for (const name of ['serve', 'users', 'config', 'completion']) expect(program.stdout).toMatch(new RegExp(`\\n {2}${name}\\b`));
+  });
+
   it('usage errors exit 2 with one fm: line; no stack traces', async () => {
     const cases = [['frobnicate'], ['users', 'add'], ['users', 'ls', '--colour'], ['rules', 'rm']];
     for (const r of await Promise.all(cases.map((args) => runFm(args)))) {

@@ -171,7 +171,7 @@ describe('/static assets', () => {
     expect((await get(asset, { 'If-None-Match': '"stale"' })).status).toBe(200);
   });
 
-  it('answers 404 to unknown assets, index.html, bad encodings and traversal, never 500', async () => {
+  it('answers 404 to unknown assets, index.html, folders, bad encodings and traversal, never 500', async () => {
     for (const p of [
       '/static/nope.js',
       '/static/index.html',
@@ -181,6 +181,8 @@ describe('/static assets', () => {
       '/static/../package.json',
       '/static/..%2f..%2fpackage.json',
       '/static/assets/../../../etc/passwd',
+      // A folder of the bundle, listed with its files but not an asset.
+      '/static/assets',
     ]) {
       const res = await get(p);
       expect(res.status, p).toBe(404);

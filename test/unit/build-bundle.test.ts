@@ -1,19 +1,18 @@
 /**
- * What config/build.mjs leaves out of the server bundle (dist/server, built by the global set-up):
- * code every start would compile and never run.
+ * The server bundle (dist/server/fm.cjs, built by config/build.mjs in the global set-up): what it
+ * leaves out (code every start would compile and never run), and what its loader relies on.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import mime from 'mime-types';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/server.ts';
 
 const serverDir = path.join(PROJECT_ROOT, 'dist', 'server');
+const script = fs.readFileSync(path.join(serverDir, 'fm.cjs'), 'latin1');
 /** The `// <input file>` markers esbuild writes above each bundled module. */
-const chunks = fs
-  .readdirSync(serverDir)
-  .filter((f) => f.endsWith('.js'))
-  .map((f) => fs.readFileSync(path.join(serverDir, f), 'utf8'));
-const bundledInputs = chunks.flatMap((code) => [...code.matchAll(/^\/\/ (\S*node_modules\/\S+)$/gm)].map((m) => m[1]));
+const bundledInputs = [...script.matchAll(/^\/\/ (\S*node_modules\/\S+)$/gm)].map((m) => m[1]);
 
 describe('the server bundle', () => {
   it("keeps only zod's English messages", () => {
@@ -26,8 +25,33 @@ describe('the server bundle', () => {
     expect(bundledInputs.filter((f) => f.endsWith('/mime-types/index.js'))).toHaveLength(1);
   });
 
+  it("holds mime-types' own extension table, built at build time instead of at every start", () => {
+    const table = /Object\.assign\(exports\d*\.types, JSON\.parse\('([^']*)'\)\)/.exec(script)?.[1] ?? '{}';
+    expect(JSON.parse(table)).toEqual({ ...mime.types });
+    expect(script).not.toMatch(/populateMaps\(exports/);
+  });
+
+  it("holds one http-errors (http-assert's pinned copy uses the top-level one)", () => {
+    expect(bundledInputs.filter((f) => f.endsWith('/http-errors/index.js'))).toEqual([expect.not.stringContaining('http-assert')]);
+  });
+
   it('parses bundled JSON from a string (mime-db: JSON.parse, not an object literal)', () => {
-    const mimeDb = chunks.map((code) => /^\/\/ \S*\/mime-db\/db\.json\n(?:.*\n){2}(.*)$/m.exec(code)?.[1]).find(Boolean);
-    expect(mimeDb?.trim()).toMatch(/^module\.exports = JSON\.parse\(['"]\{/);
+    const mimeDb = /^\/\/ \S*\/mime-db\/db\.json\n(?:.*\n){2}(.*)$/m.exec(script)?.[1];
+    expect(mimeDb?.trim()).toMatch(/^module\d*\.exports = JSON\.parse\(['"]\{/);
+  });
+
+  it("is one CommonJS script that names its content's hash, whose import() calls all go to the loader (src/boot/)", () => {
+    const hash = /^\/\* fm-bundle ([0-9a-f]{64}) \*\//.exec(script)?.[1] ?? '';
+    expect(
+      crypto
+        .createHash('sha256')
+        .update(Buffer.from(script.replace(hash, '0'.repeat(64)), 'latin1'))
+        .digest('hex'),
+    ).toBe(hash);
+    // esbuild prints every string literal in double quotes (single-quoted ones are in comments).
+    expect(script.match(/\bimport\("/g)).toBeNull();
+    expect(script).toContain('__fmImport("sharp")');
+    // ASCII, which the loader reads as Latin-1.
+    expect(/[^\x00-\x7f]/.test(script)).toBe(false);
   });
 });

@@ -8,6 +8,7 @@ import { packageRoot } from '../../paths.ts';
 import { VERSION } from '../../version.ts';
 // Static: a few lines with no imports, where a dynamic import would cost a chunk of its own.
 import { holdUntil } from '../../server/middleware/hold.ts';
+import { announceStarted } from '../../boot/started.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
@@ -176,9 +177,16 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
   const settings = await ensureSettings(services.repos);
   await checkSandbox(services, log);
   const admin = await planAdmin(services.repos);
-  // Hashing the new admin's password (bcrypt) was a fifth of a first start's CPU: it runs while the
-  // server starts, and every request waits for the stored user (holdUntil) so none sees it missing.
-  const adminStored = admin ? createAdmin(services.users, admin) : undefined;
+  // Hashing the new admin's password (bcrypt) was a fifth of a first start's CPU: it runs once the
+  // server listens (bcryptjs works in one blocking stretch of ~60 ms, which started earlier could
+  // land before the "listening on" line), and every request waits for the stored user
+  // (holdUntil) so none sees it missing.
+  let listening: () => void = () => {};
+  const adminStored = admin
+    ? new Promise<void>((resolve) => {
+        listening = resolve;
+      }).then(() => createAdmin(services.users, admin))
+    : undefined;
   adminStored?.catch(() => {}); // awaited below, after listening; this only keeps an early failure from being "unhandled"
   if (admin) out(`created user "${admin.username}" with password: ${admin.password}  (shown once; change it after logging in)`);
   const provisioning = provisioningProblem(settings, services.auth.method(settings));
@@ -199,6 +207,8 @@ async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Comma
     before: adminStored ? [holdUntil(adminStored)] : undefined,
   });
   out(`listening on ${running.url}`);
+  listening();
+  announceStarted();
   if (adminStored) {
     try {
       await adminStored;

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import { type Database, memoOf } from '../db.ts';
 import { type DeepReadonly, normalizeCommands, type Settings, type SharedSettings } from '../../api/settings.ts';
 import { SettingsSchema } from '../../schemas/settings.ts';
+import { PARSE_ONCE } from '../../schemas/parse-once.ts';
 
 export class SettingsRepo {
   /** The last settings parsed, frozen, with the memo generation they were read in (read on every request). */
@@ -26,7 +27,7 @@ export class SettingsRepo {
     if (this.parsed && this.parsed.generation === generation) return this.parsed.settings;
     const raw = await this.kv.get<unknown>('settings');
     if (raw === undefined) return undefined;
-    const settings = deepFreeze(normalize(SettingsSchema.parse(raw)));
+    const settings = deepFreeze(normalize(SettingsSchema.parse(raw, PARSE_ONCE)));
     if (memo && generation !== undefined && memo.generation === generation) this.parsed = { generation, settings };
     return settings;
   }
@@ -45,7 +46,7 @@ export class SettingsRepo {
   }
 
   async save(settings: SharedSettings): Promise<Settings> {
-    const clean = normalize(SettingsSchema.parse(settings));
+    const clean = normalize(SettingsSchema.parse(settings, PARSE_ONCE));
     await this.kv.set('settings', clean);
     return clean;
   }
