@@ -22,11 +22,12 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const fh = await fsp.open(tmp, 'w', 0o600);
   try {
-    let buf = Buffer.allocUnsafe(CHUNK);
+    // One buffer, reused once each chunk is written: a new one per chunk left ~40 MiB to the
+    // next major collection (resident until then) after each snapshot of a million entries.
+    const buf = Buffer.allocUnsafe(CHUNK);
     let off = 0;
     const flush = async () => {
       if (off) await fh.write(buf, 0, off);
-      buf = Buffer.allocUnsafe(CHUNK);
       off = 0;
     };
     const rootBytes = Buffer.from(root);
@@ -39,10 +40,8 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const newId = new Int32Array(store.count).fill(-1);
     newId[ROOT_ID] = 0;
     let next = 1;
-    const stack: number[] = store.childIds(ROOT_ID).reverse();
-    while (stack.length) {
-      const id = stack.pop()!;
-      if (store.flags[id] & FLAG_DEAD) continue;
+    // Depth first, each folder's children in order, through the sibling links: no array per folder.
+    for (let id = store.firstChild(ROOT_ID); id >= 0; id = nextInWalk(store, id)) {
       newId[id] = next++;
       const nameLength = store.nameLength(id);
       const need = 4 + 1 + 8 + 8 + 2 + nameLength;
@@ -53,9 +52,6 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
       off = buf.writeDoubleLE(store.mtime[id], off);
       off = buf.writeUInt16LE(nameLength, off);
       off += store.copyName(id, buf, off);
-      if (!store.isDir(id)) continue;
-      const kids = store.childIds(id);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
     }
     await flush();
     await fh.sync();
@@ -63,6 +59,17 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     await fh.close();
   }
   await fsp.rename(tmp, file);
+}
+
+/** The entry after `id` in a depth-first walk from the root (children before siblings), or -1. */
+function nextInWalk(store: EntryStore, id: number): number {
+  const child = store.firstChild(id);
+  if (child >= 0) return child;
+  for (let cur = id; cur !== ROOT_ID; cur = store.parent[cur]) {
+    const sibling = store.nextSibling(cur);
+    if (sibling >= 0) return sibling;
+  }
+  return -1;
 }
 
 /** Record header: parent, flags, size, mtime, name length. */
