@@ -77,8 +77,22 @@ describe('the index built in a worker thread', () => {
     seed();
     const here = open({ scanWorker: false });
     await here.start();
-    const worker = open({ dataDir: fs.mkdtempSync(path.join(data, 'w-')) });
+    // Counted, and any warning kept: a worker that failed would be replaced by the main-thread scan.
+    const warnings: string[] = [];
+    let batches = 0;
+    const counted: StartTreeScan = (job, onMessage) =>
+      startTreeScan(job, (m) => {
+        batches++;
+        onMessage(m);
+      });
+    const worker = open({
+      dataDir: fs.mkdtempSync(path.join(data, 'w-')),
+      scanWorker: counted,
+      log: { ...silentLogger, warn: (m: string) => warnings.push(m) },
+    });
     await worker.start();
+    expect(warnings).toEqual([]);
+    expect(batches).toBe(8); // a batch per folder read (two for "many"), the deferred "bytes"
     const expected = dump(here);
     expect(Object.keys(expected)).toHaveLength(5018);
     expect(expected['/docs']).toBe(`dir 0  ${fs.lstatSync(at('docs')).mtimeMs} 319 8`);
