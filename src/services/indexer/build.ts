@@ -35,35 +35,36 @@ function typeCodeOf(key: string): number {
 }
 
 /**
- * Fills `b.store` and `b.trigrams` from a scan worker. Resolves with the ids of the folders the
+ * Fills `b.store` and `b.trigrams` from the scan workers. Resolves with the ids of the folders the
  * worker left to this thread (names that need the byte-exact reading), to be scanned here;
  * rejects when the worker fails or the build is aborted (the store is then half-built: the
  * caller discards it).
  */
 export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promise<number[]> {
   const { store, trigrams } = b;
-  /** Store ids by folder number (the worker's numbering: the order folders are found). */
-  const folderIds: number[] = [ROOT_ID];
-  const deferred: number[] = [];
+  /** Store ids by worker and folder number (each worker numbers folders in the order it finds them; the root is 0). */
+  const folderIds: number[][] = [];
+  const deferred = new Set<number>();
   const apply = (m: ScanMessage) => {
+    folderIds[m.part] ??= [ROOT_ID];
+    const ids = folderIds[m.part];
     if ('deferred' in m) {
-      deferred.push(folderIds[m.deferred]);
+      deferred.add(ids[m.deferred]);
       return;
     }
-    if (!('batch' in m)) return;
     const { folder, names, ends, kinds, size, mtime, keyOf, keys } = m.batch;
     const codes = keys.map((k) => (k ? typeCodeOf(k) : 0));
     // SCAN_DIR and SCAN_LINK are the store's FLAG_DIR and FLAG_LINK.
     for (let i = 0; i < kinds.length; i++) if (!(kinds[i] & SCAN_DIR)) kinds[i] |= codes[keyOf[i]] << TYPE_SHIFT;
-    const first = store.addPacked(folderIds[folder], names, ends, kinds, size, mtime);
+    const first = store.addPacked(ids[folder], names, ends, kinds, size, mtime);
     for (let i = 0; i < kinds.length; i++) {
       const id = first + i;
       trigrams.addUtf8(id, names, i ? ends[i - 1] : 0, ends[i]);
       if (!(kinds[i] & SCAN_DIR)) continue;
-      folderIds.push(id);
+      ids.push(id);
       b.onFolder?.(b.root === '/' ? store.pathOf(id) : b.root + store.pathOf(id));
     }
-    scan.watched(folderIds.length);
+    scan.watched(m.part, ids.length);
   };
   const scan = start({ root: b.root, skipPaths: b.skipPaths, partialPrefix: PARTIAL_PREFIX }, apply);
   const stop = () => scan.stop();
@@ -74,5 +75,5 @@ export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promi
     b.signal.removeEventListener('abort', stop);
   }
   if (b.signal.aborted) throw new Error('index scan aborted');
-  return deferred;
+  return [...deferred];
 }

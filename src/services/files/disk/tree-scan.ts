@@ -15,6 +15,7 @@
  * back (`deferred`), for the main thread's scan, which handles such names.
  */
 import type fs from 'node:fs';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 export const SCAN_OTHER = 0;
@@ -37,7 +38,8 @@ export interface ScanBatch {
   keys: string[];
 }
 
-export type ScanMessage = { batch: ScanBatch } | { deferred: number };
+/** From worker `part`: a batch, or a folder it left to the main thread. */
+export type ScanMessage = { part: number } & ({ batch: ScanBatch } | { deferred: number });
 
 /** What the worker posts: a batch sits in a slot of shared memory until the main thread took it. */
 type WorkerMessage = { filled: { folder: number; slot: number; count: number; keys: string[] } } | { deferred: number } | { done: true } | { error: string };
@@ -78,6 +80,9 @@ export interface ScanJob {
 }
 
 interface WorkerJob extends ScanJob {
+  /** This worker reads the root's entries whose name hashes to `part` (of `parts`), and everything below them. */
+  part: number;
+  parts: number;
   /** Shared: [0] folders watched so far, [1] stop when non-zero, [2] batches the main thread took. */
   ctl: Int32Array;
   slots: Slot[];
@@ -92,7 +97,13 @@ export interface ScanDeps {
 /** Scans the tree into the slots and posts each filled one. Self-contained: runs in the worker. */
 export function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void): void {
   const suspect = /[\ufffd\uf780-\uf7ff]/;
-  const { ctl, slots, skipPaths, partialPrefix } = job;
+  const { ctl, slots, skipPaths, partialPrefix, part, parts } = job;
+  /** Which worker takes a root entry: by its name, so an entry made between two reads of the root is never taken twice. */
+  const partOf = (name: string) => {
+    let h = 0;
+    for (let i = 0; i < name.length; i++) h = (h * 31 + name.charCodeAt(i)) | 0;
+    return (h >>> 0) % parts;
+  };
   const entriesMax = slots[0].kinds.length;
   const bytesMax = slots[0].names.length;
   /** Waits until `ready(ctl[at])` or a stop; false on a stop. */
@@ -124,6 +135,7 @@ export function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) =>
       post({ deferred: k });
       continue;
     }
+    if (k === 0 && parts > 1) names = names.filter((n) => partOf(n) === part);
     const dirs: string[] = [];
     let next = 0;
     while (next < names.length) {
@@ -190,15 +202,40 @@ try {
 export interface TreeScan {
   /** Resolves when the scan is over (every batch was handed to `onMessage`). */
   done: Promise<void>;
-  /** The main thread watched folders 0 to `count` − 1. */
-  watched(count: number): void;
+  /** The main thread watched folders 0 to `count` − 1 of worker `part`. */
+  watched(part: number, count: number): void;
   stop(): void;
 }
 
-/** Starts a scan worker; `onMessage` gets its batches and deferred folders in order. */
+/** Starts the scan workers; `onMessage` gets each one's batches and deferred folders in its order. */
 export type StartTreeScan = (job: ScanJob, onMessage: (m: ScanMessage) => void) => TreeScan;
 
+/**
+ * One worker per core, two at most: the lstat calls of the two run in parallel (the root's
+ * entries are shared out by name; a tree below one folder of the root is read by one worker).
+ */
 export const startTreeScan: StartTreeScan = (job, onMessage) => {
+  const parts = Math.min(2, os.availableParallelism());
+  const workers = Array.from({ length: parts }, (_, part) => startWorker({ ...job, part, parts }, onMessage));
+  let stopped = false;
+  const stop = () => {
+    stopped = true;
+    for (const w of workers) w.stop();
+  };
+  // One failing stops the others: the caller builds again on the main thread.
+  const done = Promise.all(
+    workers.map((w) =>
+      w.done.catch((err: Error) => {
+        if (!stopped) stop();
+        throw err;
+      }),
+    ),
+  ).then(() => {});
+  return { done, watched: (part, count) => workers[part].watched(count), stop };
+};
+
+function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: (m: ScanMessage) => void) {
+  const { part } = job;
   const ctl = new Int32Array(new SharedArrayBuffer(12));
   ctl[0] = 1;
   const slots = Array.from({ length: SLOTS }, newSlot);
@@ -225,12 +262,13 @@ export const startTreeScan: StartTreeScan = (job, onMessage) => {
         resolve();
       } else {
         try {
-          if ('deferred' in m) onMessage(m);
+          if ('deferred' in m) onMessage({ part, deferred: m.deferred });
           else {
             const { folder, slot, count, keys } = m.filled;
             const s = slots[slot];
             const cut = <T extends Uint8Array | Uint32Array | Float64Array>(a: T) => a.subarray(0, count) as T;
             onMessage({
+              part,
               batch: { folder, names: s.names, ends: cut(s.ends), kinds: cut(s.kinds), size: cut(s.size), mtime: cut(s.mtime), keyOf: cut(s.keyOf), keys },
             });
             signal(2, Atomics.load(ctl, 2) + 1);
@@ -245,10 +283,10 @@ export const startTreeScan: StartTreeScan = (job, onMessage) => {
   });
   return {
     done,
-    watched: (count) => signal(0, count),
+    watched: (count: number) => signal(0, count),
     stop() {
       signal(1, 1);
       void worker.terminate();
     },
   };
-};
+}
