@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
+import { freeNow } from './free-now.ts';
 
 // Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
 // into U+FFFD, and folder mtimes would never tell the reconciliation to fix them).
@@ -54,6 +55,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
       off += store.copyName(id, buf, off);
     }
     await flush();
+    freeNow(newId);
     await fh.sync();
   } finally {
     await fh.close();

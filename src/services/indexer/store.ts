@@ -9,6 +9,8 @@
  * tombstoned until a rebuild.
  */
 
+import { freeNow } from './free-now.ts';
+
 export const FLAG_DIR = 1;
 export const FLAG_LINK = 2;
 export const FLAG_DEAD = 4;
@@ -35,29 +37,15 @@ const BIG = 0xffffffff;
 function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, cap: number): T {
   const b = new (a.constructor as new (n: number) => T)(cap);
   b.set(a);
-  release(a);
+  freeNow(a);
   return b;
-}
-
-/**
- * Frees an outgrown column now rather than at the next major collection, which the main thread
- * may not run for a long time: with the scan in workers it allocates almost nothing on its heap,
- * and the columns outgrown by a million entries stayed resident (~26 MiB). Node 20 has no
- * `ArrayBuffer.prototype.transfer`; a buffer transferred into a port that is then closed is freed
- * with the port's queue. The old view is left detached (empty): only the store holds its columns.
- */
-function release(old: ArrayBufferView): void {
-  const { port1, port2 } = new MessageChannel();
-  port1.postMessage(null, [old.buffer as ArrayBuffer]);
-  port1.close();
-  port2.close();
 }
 
 /** `bytes` in a buffer of at least `size` bytes (the first `used` copied); the old one is released. */
 function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buffer<ArrayBuffer> {
   const bigger = Buffer.alloc(Math.max(size, bytes.length * 2));
   bytes.copy(bigger, 0, 0, used);
-  release(bytes);
+  freeNow(bytes);
   return bigger;
 }
 

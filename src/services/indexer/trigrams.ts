@@ -8,6 +8,8 @@
  * a few MB rather than 60.
  */
 
+import { freeNow } from './free-now.ts';
+
 const FIRST = 8;
 const CHUNK = 16 * 1024;
 
@@ -77,9 +79,13 @@ class Postings {
     chunk[this.used++] = byte;
   }
 
-  trim(): void {
+  /** Shortens the last chunk to its bytes; returns the outgrown one (to be freed), if any. */
+  trim(): Uint8Array | undefined {
     const i = this.chunks.length - 1;
-    if (this.chunks[i].length > this.used) this.chunks[i] = this.chunks[i].slice(0, this.used);
+    const last = this.chunks[i];
+    if (last.length === this.used) return undefined;
+    this.chunks[i] = last.slice(0, this.used);
+    return last;
   }
 
   /** Decodes the ids in ascending order. */
@@ -181,7 +187,12 @@ export class TrigramIndex {
 
   /** Releases growth slack after a bulk build. */
   trim(): void {
-    for (const p of this.map.values()) p.trim();
+    const outgrown: Uint8Array[] = [];
+    for (const p of this.map.values()) {
+      const old = p.trim();
+      if (old) outgrown.push(old);
+    }
+    if (outgrown.length) freeNow(...outgrown);
   }
 
   /**
