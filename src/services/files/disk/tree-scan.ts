@@ -239,7 +239,13 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
   const ctl = new Int32Array(new SharedArrayBuffer(12));
   ctl[0] = 1;
   const slots = Array.from({ length: SLOTS }, newSlot);
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...job, ctl, slots } satisfies WorkerJob });
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { ...job, ctl, slots } satisfies WorkerJob,
+    // Its garbage is a Stats object and a path per entry, all short-lived: a small young
+    // generation costs no CPU and keeps the build's peak ~30 MiB lower (V8 grows it to 32 MiB).
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
+  });
   worker.unref();
   const signal = (at: number, value: number) => {
     Atomics.store(ctl, at, value);
