@@ -1,18 +1,18 @@
 /**
- * The search index's full scan in a worker thread: readdir and lstat of every entry, handed to
- * the main thread as packed batches (names as bytes, kinds, sizes, mtimes) in a few slots of
- * shared memory, which the index appends to its store while the worker fills the next slot. The
- * scan's garbage (the names as strings, a Stats object per entry, the paths) stays in the
- * worker's heap, which goes away when it exits; nothing is allocated per batch (buffers made in
- * the worker and freed by the main thread stayed in the worker's malloc arena: ~20 MiB), and
- * the two threads overlap. The job function is self-contained and shipped as source, like the
- * listing workers' (listing-worker.ts), so it also runs here in tests.
+ * The search index's full scan in worker threads (two, see startTreeScan): readdir and lstat of
+ * every entry, handed to the main thread as packed batches (names as bytes, kinds, sizes,
+ * mtimes) in a few slots of shared memory, which the index appends to its store while the
+ * worker fills the next slot. The scan's garbage (the names as strings, a Stats object per entry,
+ * the paths) stays in the workers' heaps, which go away when they exit; nothing is allocated per
+ * batch (buffers made in a worker and freed by the main thread stayed in the worker's malloc
+ * arena: ~20 MiB), and the threads overlap. The job function is self-contained and shipped as
+ * source, like the listing workers' (listing-worker.ts).
  *
- * Order and watching: folders are read depth first in the order the main-thread scan uses, and
- * numbered in the order they are found (the root is 0). Before reading folder k the worker waits
- * until the main thread has watched it (`ctl[0] > k`): a change made after the read is heard.
- * A folder with a name that needs the byte-exact reading (names.ts) is not read here but sent
- * back (`deferred`), for the main thread's scan, which handles such names.
+ * Order and watching: each worker reads its folders depth first in the order the main-thread
+ * scan uses, and numbers them in the order it finds them (the root is 0). Before reading folder
+ * k it waits until the main thread has watched it (`ctl[0] > k`): a change made after the read
+ * is heard. A folder with a name that needs the byte-exact reading (names.ts) is not read here
+ * but sent back (`deferred`), for the main thread's scan, which handles such names.
  */
 import type fs from 'node:fs';
 import os from 'node:os';
@@ -88,14 +88,14 @@ interface WorkerJob extends ScanJob {
   slots: Slot[];
 }
 
-export interface ScanDeps {
+interface ScanDeps {
   fs: typeof fs;
   Buffer: typeof Buffer;
   Atomics: typeof Atomics;
 }
 
 /** Scans the tree into the slots and posts each filled one. Self-contained: runs in the worker. */
-export function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void): void {
+function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void): void {
   const suspect = /[\ufffd\uf780-\uf7ff]/;
   const { ctl, slots, skipPaths, partialPrefix, part, parts } = job;
   /** Which worker takes a root entry: by its name, so an entry made between two reads of the root is never taken twice. */
