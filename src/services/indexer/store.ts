@@ -73,7 +73,12 @@ export class EntryStore {
   count = 0;
   live = 0;
 
-  constructor() {
+  /** `reserve`: room for that many entries and name bytes when known (a snapshot), so loading grows nothing. */
+  constructor(reserve?: { entries: number; nameBytes: number }) {
+    if (reserve) {
+      this.growEntries(reserve.entries);
+      if (reserve.nameBytes > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, 0, reserve.nameBytes);
+    }
     this.push(NONE, { name: '', size: 0, mtimeMs: 0, isDir: true, isLink: false, type: '' });
   }
 
@@ -81,6 +86,8 @@ export class EntryStore {
     let cap = this.parent.length;
     if (min <= cap) return;
     while (cap < min) cap *= 2;
+    // A reservation is exact; growth by doubling.
+    if (this.count === 0) cap = min;
     this.parent = grown(this.parent, cap);
     this.next = grown(this.next, cap);
     this.flags = grown(this.flags, cap);
