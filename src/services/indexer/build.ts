@@ -1,9 +1,9 @@
 /**
- * The index's full build with the scan in a worker thread (files/disk/tree-scan.ts): each batch
- * the worker sends is appended here to the store and the trigram index (a copy of bytes and a
- * few columns, no string per entry), and each new folder is watched before the worker reads it.
- * The main thread's heap sees almost none of the scan's garbage, so its young generation is not
- * grown by the build, and the store fills while the worker reads on.
+ * The index's full build with the scan in worker threads (files/disk/tree-scan.ts): each batch
+ * a worker sends is appended here to the store and the trigram index (a copy of bytes and a few
+ * columns, no string per entry), and each new folder is watched before its worker reads it. The
+ * main thread's heap sees almost none of the scan's garbage, so the build does not grow its
+ * young generation, and the store fills while the workers read on.
  */
 import { typeFromName } from '../files/types.ts';
 import { SCAN_DIR, type ScanMessage, type StartTreeScan } from '../files/disk/tree-scan.ts';
@@ -35,10 +35,10 @@ function typeCodeOf(key: string): number {
 }
 
 /**
- * Fills `b.store` and `b.trigrams` from the scan workers. Resolves with the ids of the folders the
- * worker left to this thread (names that need the byte-exact reading), to be scanned here;
- * rejects when the worker fails or the build is aborted (the store is then half-built: the
- * caller discards it).
+ * Fills `b.store` and `b.trigrams` from the scan workers. Resolves with the ids of the folders
+ * they left to this thread (names that need the byte-exact reading), to be scanned here; rejects
+ * when a worker fails or the build is aborted (the store is then half-built: the caller
+ * discards it).
  */
 export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promise<number[]> {
   const { store, trigrams } = b;

@@ -65,7 +65,7 @@ export interface IndexOptions {
   onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
   /** How one folder is watched (tests inject failures). */
   watchFolder?: WatchFolder;
-  /** Starts the full scan's worker thread (tests inject failures); false: scan on this thread. */
+  /** Starts the full scan's worker threads (tests inject failures); false: scan on this thread. */
   scanWorker?: StartTreeScan | false;
 }
 
@@ -165,9 +165,9 @@ export class SearchIndex {
   }
 
   /**
-   * Builds the index from nothing: in the scan worker when there is one (a root whose path needs
+   * Builds the index from nothing: in the scan workers when there are (a root whose path needs
    * the byte-exact reading is scanned here), else, or when the worker fails, on this thread into
-   * a fresh store (what the worker had sent is dropped).
+   * a fresh store (what the workers had sent is dropped).
    */
   private async fullScan(): Promise<void> {
     this.trigrams = new TrigramIndex();
