@@ -148,7 +148,7 @@ export function createServices(db: Database, options: ServiceOptions): Services 
   const searchIndex = new SearchIndex({
     root: options.root,
     dataDir: path.join(cacheDirOf(options), 'index'),
-    skip: (abs) => gate.isProtected(abs),
+    skipPaths: () => gate.protectedList,
     log: options.log,
     onDiskEvent: (abs, type, lossy) => live.diskChanged(abs, type, lossy),
   });

@@ -16,7 +16,7 @@ describe('SearchIndex compaction', () => {
     fs.mkdirSync(path.join(root, 'docs'));
     for (let i = 0; i < 50; i++) fs.writeFileSync(path.join(root, 'docs', `match-${i}.txt`), 'x'.repeat(i));
     fs.writeFileSync(path.join(root, 'a.txt'), 'flip');
-    idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
   });
   afterEach(async () => {

@@ -104,7 +104,7 @@ describe('SearchIndex on a real folder', () => {
   const names = (idx: SearchIndex, dirAbs: string, terms: string[], cs = false) => [...idx.query(dirAbs, terms, cs)].map((h) => h.rel).sort();
 
   it('indexes everything but partial uploads, and answers case-insensitively within a folder', async () => {
-    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     expect(idx.status()).toMatchObject({ ready: true, entries: 5 });
     expect(names(idx, root, ['report'])).toEqual(['docs/Report 2024.pdf']);
@@ -117,7 +117,7 @@ describe('SearchIndex on a real folder', () => {
   });
 
   it('applies fm writes at once and reconciles changes made while it was down', async () => {
-    let idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    let idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     fs.writeFileSync(path.join(root, 'docs/new-report.txt'), 'n');
     await idx.written(path.join(root, 'docs/new-report.txt'));
@@ -133,7 +133,7 @@ describe('SearchIndex on a real folder', () => {
     fs.mkdirSync(path.join(root, 'fresh'));
     fs.writeFileSync(path.join(root, 'fresh/inside.txt'), 'i');
 
-    idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     expect(names(idx, root, ['added-later'])).toEqual(['docs/moved/added-later.txt']);
     expect(names(idx, root, ['report'])).toEqual(['docs/new-report.txt']);
@@ -142,7 +142,7 @@ describe('SearchIndex on a real folder', () => {
   });
 
   it('sees changes made outside fm through the watcher', async () => {
-    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger });
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger });
     await idx.start();
     expect(idx.status().watching).toBe('watcher');
     fs.writeFileSync(path.join(root, 'outside-created.txt'), 'o');
@@ -153,7 +153,7 @@ describe('SearchIndex on a real folder', () => {
   });
 
   it('ignores a snapshot written for another root', async () => {
-    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     await idx.close();
     const store = loadSnapshot(idx.snapshotFile, '/somewhere/else', () => {});
@@ -187,13 +187,13 @@ describe('names that are not UTF-8', () => {
   const names = (idx: SearchIndex, terms: string[]) => [...idx.query(root, terms, false)].map((h) => h.rel).sort();
 
   it('are indexed escaped and survive a snapshot exactly', async () => {
-    let idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    let idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
     expect(names(idx, ['x.txt'])).toEqual(['a\uf7e8/x.txt', 'a\uf7e9/x.txt']);
     expect(idx.dirSize(`${root}/a\uf7e9`)).toBe(2);
     await idx.close();
-    idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
     await idx.close();

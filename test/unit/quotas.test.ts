@@ -51,7 +51,7 @@ afterEach(() => {
 describe('FolderUsage', () => {
   it('the index and a scan give the same figures: bytes and entries, temporary files and other folders left out', async () => {
     const events = new FileEvents(silentLogger);
-    const index = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger, watch: false });
+    const index = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     const scanned = new FolderUsage({ skip: () => false, events });
     const folder = path.join(root, 'alice');
     const expected = { bytes: 123, files: 4 };

@@ -114,7 +114,7 @@ describe('SearchIndex with its watcher', () => {
   it('finds what another process puts in a folder it makes, before and after the folder is watched', async () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fm-tw-idx-')));
     const data = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-tw-idx-data-'));
-    const idx = new SearchIndex({ root, dataDir: data, skip: () => false, log: silentLogger });
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger });
     const found = (term: string) => [...idx.query(root, [term], false)].map((h) => h.rel);
     try {
       await idx.start();
@@ -142,7 +142,7 @@ describe('SearchIndex when watching fails', () => {
     const idx = new SearchIndex({
       root,
       dataDir: data,
-      skip: () => false,
+      skipPaths: () => [],
       log: silentLogger,
       pollIntervalMs: 50,
       // The first folder is watched, the second is refused as when inotify's watches run out.

@@ -14,6 +14,9 @@ import { loadSnapshot, saveSnapshot } from './persist.ts';
 import { compactionDue, compactStore } from './compact.ts';
 import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
 import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tree-watcher.ts';
+import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
+import { hasEscapes } from '../files/disk/names.ts';
+import { buildInWorker } from './build.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -49,8 +52,8 @@ export interface IndexOptions {
   root: string;
   /** Folder for the snapshot file. */
   dataDir: string;
-  /** Never index these (fm's own files). */
-  skip: (abs: string) => boolean;
+  /** Never index these, each with everything below it (fm's own files): read at each use. */
+  skipPaths: () => readonly string[];
   log: Logger;
   /** Watch the file system (default true). */
   watch?: boolean;
@@ -62,6 +65,8 @@ export interface IndexOptions {
   onDiskEvent?: (abs: string, type: 'create' | 'update' | 'delete', lossy: boolean) => void;
   /** How one folder is watched (tests inject failures). */
   watchFolder?: WatchFolder;
+  /** Starts the full scan's worker threads (tests inject failures); false: scan on this thread. */
+  scanWorker?: StartTreeScan | false;
 }
 
 export class SearchIndex {
@@ -87,11 +92,16 @@ export class SearchIndex {
     this.snapshotFile = path.join(opts.dataDir, `search-index-${tag}.bin`);
   }
 
+  private readonly skip = (abs: string): boolean => {
+    for (const p of this.opts.skipPaths()) if (abs === p || (abs.startsWith(p) && abs.charCodeAt(p.length) === 47)) return true;
+    return false;
+  };
+
   private ctx(): ScanContext {
     return {
       store: this.store,
       root: this.opts.root,
-      skip: this.opts.skip,
+      skip: this.skip,
       signal: this.abort.signal,
       onAdd: (id, name) => {
         this.dirty = true;
@@ -136,9 +146,7 @@ export class SearchIndex {
           this.opts.log.info(`search index: loaded ${loaded.live - 1} entries, reconciling`);
           await reconcileDir(this.ctx(), ROOT_ID, this.opts.root, true);
         } else {
-          this.trigrams = new TrigramIndex();
-          this.store = new EntryStore();
-          await scanTree(this.ctx(), ROOT_ID, this.opts.root);
+          await this.fullScan();
         }
       } finally {
         clearInterval(progress);
@@ -156,13 +164,44 @@ export class SearchIndex {
     });
   }
 
+  /**
+   * Builds the index from nothing: in the scan workers when there are (a root whose path needs
+   * the byte-exact reading is scanned here), else, or when the worker fails, on this thread into
+   * a fresh store (what the workers had sent is dropped).
+   */
+  private async fullScan(): Promise<void> {
+    this.trigrams = new TrigramIndex();
+    this.store = new EntryStore();
+    this.dirty = true;
+    const start = this.opts.scanWorker ?? startTreeScan;
+    if (start && !hasEscapes(this.opts.root)) {
+      try {
+        const root = this.opts.root;
+        this.watcher?.watch(root);
+        const onFolder = (abs: string) => this.watcher?.watch(abs);
+        const deferred = await buildInWorker(
+          { store: this.store, trigrams: this.trigrams, root, skipPaths: this.opts.skipPaths(), onFolder, signal: this.abort.signal },
+          start,
+        );
+        for (const id of deferred) await scanTree(this.ctx(), id, root === '/' ? this.store.pathOf(id) : root + this.store.pathOf(id));
+        return;
+      } catch (err) {
+        if (this.abort.signal.aborted) throw err;
+        this.opts.log.warn(`search index: the scan worker failed (${(err as Error).message}); scanning on the main thread`);
+        this.trigrams = new TrigramIndex();
+        this.store = new EntryStore();
+      }
+    }
+    await scanTree(this.ctx(), ROOT_ID, this.opts.root);
+  }
+
   private startWatching(): void {
     if (this.opts.watch === false) {
       this.startPolling();
       return;
     }
     this.watcher = new TreeWatcher({
-      skip: this.opts.skip,
+      skip: this.skip,
       watchFolder: this.opts.watchFolder,
       onEvents: (events) => this.heard(events),
       onError: (err) => {

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
+import { freeNow } from './free-now.ts';
 
 // Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
 // into U+FFFD, and folder mtimes would never tell the reconciliation to fix them).
@@ -22,11 +23,12 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const fh = await fsp.open(tmp, 'w', 0o600);
   try {
-    let buf = Buffer.allocUnsafe(CHUNK);
+    // One buffer, reused once each chunk is written: a new one per chunk left ~40 MiB to the
+    // next major collection (resident until then) after each snapshot of a million entries.
+    const buf = Buffer.allocUnsafe(CHUNK);
     let off = 0;
     const flush = async () => {
       if (off) await fh.write(buf, 0, off);
-      buf = Buffer.allocUnsafe(CHUNK);
       off = 0;
     };
     const rootBytes = Buffer.from(root);
@@ -39,10 +41,8 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const newId = new Int32Array(store.count).fill(-1);
     newId[ROOT_ID] = 0;
     let next = 1;
-    const stack: number[] = store.childIds(ROOT_ID).reverse();
-    while (stack.length) {
-      const id = stack.pop()!;
-      if (store.flags[id] & FLAG_DEAD) continue;
+    // Depth first, each folder's children in order, through the sibling links: no array per folder.
+    for (let id = store.firstChild(ROOT_ID); id >= 0; id = nextInWalk(store, id)) {
       newId[id] = next++;
       const nameLength = store.nameLength(id);
       const need = 4 + 1 + 8 + 8 + 2 + nameLength;
@@ -53,16 +53,25 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
       off = buf.writeDoubleLE(store.mtime[id], off);
       off = buf.writeUInt16LE(nameLength, off);
       off += store.copyName(id, buf, off);
-      if (!store.isDir(id)) continue;
-      const kids = store.childIds(id);
-      for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
     }
     await flush();
+    freeNow(newId);
     await fh.sync();
   } finally {
     await fh.close();
   }
   await fsp.rename(tmp, file);
+}
+
+/** The entry after `id` in a depth-first walk from the root (children before siblings), or -1. */
+function nextInWalk(store: EntryStore, id: number): number {
+  const child = store.firstChild(id);
+  if (child >= 0) return child;
+  for (let cur = id; cur !== ROOT_ID; cur = store.parent[cur]) {
+    const sibling = store.nextSibling(cur);
+    if (sibling >= 0) return sibling;
+  }
+  return -1;
 }
 
 /** Record header: parent, flags, size, mtime, name length. */
@@ -126,7 +135,12 @@ export function loadSnapshot(file: string, root: string, onAdd: (id: number, nam
     if (r.buf.toString('utf8', off, off + rootLen) !== root) return undefined;
     const count = r.buf.readUInt32LE(off + rootLen);
     r.consume(rootLen + 4);
-    const store = new EntryStore();
+    // Sized once from the header and the file's length (every byte past the records' headers is
+    // a name): loading grows nothing, so no outgrown columns wait for the event loop to be freed.
+    const nameBytes = fs.fstatSync(fd).size - (MAGIC.length + 8 + rootLen) - count * RECORD;
+    if (nameBytes < 0) return undefined;
+    // (The store makes room for a name by its worst case, 3 bytes a UTF-16 unit: 1 KiB more.)
+    const store = new EntryStore({ entries: count + 1, nameBytes: nameBytes + 1024 });
     for (let i = 0; i < count; i++) {
       const len = r.buf.readUInt16LE(r.need(RECORD) + RECORD - 2);
       off = r.need(RECORD + len);

@@ -8,6 +8,8 @@
  * a few MB rather than 60.
  */
 
+import { freeNow } from './free-now.ts';
+
 const FIRST = 8;
 const CHUNK = 16 * 1024;
 
@@ -77,9 +79,13 @@ class Postings {
     chunk[this.used++] = byte;
   }
 
-  trim(): void {
+  /** Shortens the last chunk to its bytes; returns the outgrown one (to be freed), if any. */
+  trim(): Uint8Array | undefined {
     const i = this.chunks.length - 1;
-    if (this.chunks[i].length > this.used) this.chunks[i] = this.chunks[i].slice(0, this.used);
+    const last = this.chunks[i];
+    if (last.length === this.used) return undefined;
+    this.chunks[i] = last.slice(0, this.used);
+    return last;
   }
 
   /** Decodes the ids in ascending order. */
@@ -145,9 +151,48 @@ export class TrigramIndex {
     }
   }
 
+  /**
+   * Indexes a name given as UTF-8 bytes (`bytes[start .. end)`), as `add` would its lower-cased
+   * string: ASCII names are folded and keyed on the bytes, without making a string.
+   */
+  addUtf8(id: number, bytes: Uint8Array, start: number, end: number): void {
+    for (let i = start; i < end; i++) {
+      if (bytes[i] >= 0x80) {
+        this.add(
+          id,
+          Buffer.from(bytes.buffer, bytes.byteOffset + start, end - start)
+            .toString('utf8')
+            .toLowerCase(),
+        );
+        return;
+      }
+    }
+    const lower = (b: number) => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
+    if (end - start < 3) return;
+    let a = lower(bytes[start]);
+    let b = lower(bytes[start + 1]);
+    for (let i = start + 2; i < end; i++) {
+      const c = lower(bytes[i]);
+      const key = (a << 20) | (b << 10) | c;
+      let p = this.map.get(key);
+      if (!p) {
+        p = new Postings();
+        this.map.set(key, p);
+      }
+      p.push(id);
+      a = b;
+      b = c;
+    }
+  }
+
   /** Releases growth slack after a bulk build. */
   trim(): void {
-    for (const p of this.map.values()) p.trim();
+    const outgrown: Uint8Array[] = [];
+    for (const p of this.map.values()) {
+      const old = p.trim();
+      if (old) outgrown.push(old);
+    }
+    if (outgrown.length) freeNow(...outgrown);
   }
 
   /**
