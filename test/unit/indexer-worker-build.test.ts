@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { SearchIndex, type IndexOptions } from '../../src/services/indexer/index.ts';
 import { startTreeScan, type StartTreeScan } from '../../src/services/files/disk/tree-scan.ts';
 import { silentLogger, type Logger } from '../../src/services/context.ts';
@@ -147,15 +147,4 @@ describe('the index built in a worker thread', () => {
 });
 
 /** Polls until `check` passes (events arrive from the OS, a moment later). */
-async function eventually(check: () => void, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+const eventually = (check: () => void, timeout = 5000) => vi.waitFor(check, { timeout, interval: 20 });

@@ -1,24 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { TreeWatcher, type TreeEvent } from '../../src/services/files/disk/tree-watcher.ts';
 import { SearchIndex } from '../../src/services/indexer/index.ts';
 import { silentLogger } from '../../src/services/context.ts';
 
 /** Polls until `check` passes (events arrive from the OS, a moment later). */
-async function eventually(check: () => void, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+const eventually = (check: () => void, timeout = 5000) => vi.waitFor(check, { timeout, interval: 20 });
 
 describe('TreeWatcher', () => {
   let root: string;

@@ -45,14 +45,7 @@ export type ScanMessage = { part: number } & ({ batch: ScanBatch } | { deferred:
 type WorkerMessage = { filled: { folder: number; slot: number; count: number; keys: string[] } } | { deferred: number } | { done: true } | { error: string };
 
 /** The columns of one batch, in shared memory: the worker fills a slot, the main thread reads it. */
-interface Slot {
-  names: Uint8Array;
-  ends: Uint32Array;
-  kinds: Uint8Array;
-  size: Float64Array;
-  mtime: Float64Array;
-  keyOf: Uint32Array;
-}
+type Slot = Omit<ScanBatch, 'folder' | 'keys'>;
 
 /** Batches in flight at most, and each one's size: entries, and name bytes (a name is at most 255 bytes). */
 const SLOTS = 4;
