@@ -56,7 +56,7 @@ describe.skipIf(!postgresBin())('PostgreSQL faults', () => {
     const newer = await cluster.createDatabase();
     await (await openDatabase(newer, { dataDir: tempDir() })).close();
     await exec(newer, 'UPDATE fm_schema SET version = 99');
-    await expect(openDatabase(newer, { dataDir: tempDir() })).rejects.toThrow(/has schema version 99; this fm understands up to 1/);
+    await expect(openDatabase(newer, { dataDir: tempDir() })).rejects.toThrow(/has schema version 99; this fm understands up to 2/);
   });
 
   describe('lost while serving', () => {

@@ -4,6 +4,7 @@
  * migrate once.
  */
 import type pg from 'pg';
+import { AUDIT_SCHEMA } from '../repos/audit.ts';
 
 /** The channel every change of a record is announced on (payload: the record's namespace). */
 export const CHANGES_CHANNEL = 'fm_changes';
@@ -31,6 +32,9 @@ const STEPS: string[] = [
      locked_until bigint NOT NULL,
      PRIMARY KEY (scope, key)
    );`,
+  // 2: the audit log's table, made here under the migration lock (it was made on first use, and
+  // two processes' CREATE TABLE IF NOT EXISTS at the same moment can fail with a duplicate key).
+  AUDIT_SCHEMA.join(';\n'),
 ];
 
 export const PG_SCHEMA_VERSION = STEPS.length;

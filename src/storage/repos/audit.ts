@@ -41,7 +41,8 @@ const COLUMNS = ['time', 'actor_id', 'actor', 'share', 'address', 'action', 'pat
 /** Rows per INSERT: 12 placeholders each stays far below every engine's limit. */
 const ROWS_PER_INSERT = 50;
 
-const SCHEMA = [
+/** The table and its indexes (also step 2 of the PostgreSQL migrations, which run under a lock). */
+export const AUDIT_SCHEMA = [
   `CREATE TABLE IF NOT EXISTS audit (
     time BIGINT NOT NULL, actor_id INTEGER, actor TEXT, share TEXT, address TEXT, action TEXT NOT NULL,
     path TEXT, dest TEXT, bytes BIGINT, status INTEGER, detail TEXT, duration INTEGER)`,
@@ -74,10 +75,13 @@ export class AuditRepo {
 
   constructor(private readonly db: Database) {}
 
-  /** Creates the table and its indexes once per process. */
+  /**
+   * Creates the table and its indexes once per process (SQLite; on PostgreSQL the migrations made
+   * them already, under a lock: two processes' CREATE TABLE IF NOT EXISTS at once can fail there).
+   */
   private ensure(): Promise<void> {
     this.ready ??= (async () => {
-      for (const statement of SCHEMA) await this.db.sql(statement);
+      for (const statement of AUDIT_SCHEMA) await this.db.sql(statement);
     })().catch((err) => {
       this.ready = undefined;
       throw err;
