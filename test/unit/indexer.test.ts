@@ -112,7 +112,7 @@ describe('SearchIndex on a real folder', () => {
     expect(names(idx, path.join(root, 'docs'), ['no', 're'])).toEqual(['Report 2024.pdf', 'deep/notes.txt']);
     expect(names(idx, root, ['名前'])).toEqual(['ünïcode-名前.md']);
     expect(names(idx, root, ['partial'])).toEqual([]);
-    expect(idx.dirSize(path.join(root, 'docs'))).toBe(120);
+    expect(idx.treeUsage(path.join(root, 'docs'))?.bytes).toBe(120);
     await idx.close();
   });
 
@@ -191,7 +191,7 @@ describe('names that are not UTF-8', () => {
     await idx.start();
     expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
     expect(names(idx, ['x.txt'])).toEqual(['a\uf7e8/x.txt', 'a\uf7e9/x.txt']);
-    expect(idx.dirSize(`${root}/a\uf7e9`)).toBe(2);
+    expect(idx.treeUsage(`${root}/a\uf7e9`)?.bytes).toBe(2);
     await idx.close();
     idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();

@@ -316,13 +316,6 @@ export class SearchIndex {
     return rel ? this.store.lookup(rel.split(path.sep).join('/')) : ROOT_ID;
   }
 
-  /** Total size of everything under a folder, from the index; undefined when not indexed. */
-  dirSize(abs: string): number | undefined {
-    if (!this.ready) return undefined;
-    const id = this.idOf(abs);
-    return id >= 0 && this.store.isDir(id) ? this.store.treeSizeOf(id) : undefined;
-  }
-
   /** Bytes and number of entries under a folder, from the index; undefined until it is ready or when not indexed. */
   treeUsage(abs: string): { bytes: number; files: number } | undefined {
     if (!this.ready) return undefined;
