@@ -244,6 +244,9 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
     Atomics.store(ctl, at, value);
     Atomics.notify(ctl, at);
   };
+  // Once stopped (another worker failed, or the build was aborted), nothing more is delivered;
+  // `done` then rejects when the worker exits.
+  let stopped = false;
   const done = new Promise<void>((resolve, reject) => {
     let finished = false;
     const fail = (err: Error) => {
@@ -254,7 +257,7 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
       reject(err);
     };
     worker.on('message', (m: WorkerMessage) => {
-      if (finished) return;
+      if (finished || stopped) return;
       if ('error' in m) fail(new Error(`index scan worker: ${m.error}`));
       else if ('done' in m) {
         finished = true;
@@ -284,6 +287,7 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
     done,
     watched: (count: number) => signal(0, count),
     stop() {
+      stopped = true;
       signal(1, 1);
       void worker.terminate();
     },
