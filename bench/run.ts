@@ -109,6 +109,7 @@ await section('listing', async () => {
       baseline: `readdir+lstat loop ${fmt(median(r.listBareMs), 0)} ms`,
       ratio: `${fmt(r.listRatio, 2)}× (target ≤ ${target}×)`,
       score: { value: r.listRatio, target, better: 'lower' },
+      note: `first listing of a fresh server ${fmt(r.firstListMs, 0)} ms`,
     });
   }
   return out;

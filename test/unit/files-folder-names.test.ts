@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { compareNames } from '../../src/api/files.ts';
 import { ascendingOrder, firstInOrder, inDirection, readFolderNames, type FolderNames } from '../../src/services/files/folder-names.ts';
 
 let dir: string;
@@ -48,6 +49,16 @@ describe('readFolderNames', () => {
     await readFolderNames(dir, before);
     fs.writeFileSync(path.join(dir, 'c.txt'), '');
     expect((await readFolderNames(dir, before)).names).toContain('c.txt');
+  });
+});
+
+describe('ascendingOrder', () => {
+  it('is the contract order (compareNames) for numbers, cases, accents, escapes and names equal but for case', () => {
+    const stems = ['a', 'A', 'b', 'é', 'e\u0301', 'File', 'file', 'x0', 'x00', 'x10', 'x9', '\uf7e9t', 'Z', 'ß', '', '_', '-'];
+    const names = stems.flatMap((s, i) => [`${s}${i}`, `${s}-${i * 7}.txt`, `${s}${String(i).padStart(4, '0')}`, s || `.${i}`, s.toUpperCase()]);
+    const unique = [...new Set(names)];
+    const folder: FolderNames = { names: unique, kinds: new Uint8Array(unique.length) };
+    expect(Array.from(ascendingOrder(folder), (i) => unique[i])).toEqual([...unique].sort(compareNames));
   });
 });
 

@@ -129,6 +129,12 @@ describe('large folders (worker threads)', () => {
       '\ud83d\ude00.png': '',
       README: 'r',
       '.env': 'e',
+      // Extensions that differ from the folder's common one only in case or by a dot before it.
+      'notes.TXT': 'n',
+      'b..txt': 'b',
+      '.txt': 't',
+      'photo.JPG': '',
+      'x.txt.gz': '',
       'zz-link': { link: 'f1.txt' },
       'zz-dirlink': { link: 'sub' },
       'zz-dangling': { link: 'missing' },
@@ -169,6 +175,8 @@ describe('large folders (worker threads)', () => {
     expect(dto.items.find((i) => i.name === 'zz-dangling')?.type).toBe('invalid_link');
     expect(dto.items.find((i) => i.name === 'pipe')?.type).toBe('blob');
     expect(dto.items.find((i) => i.name === 'README')?.type).toBe('text');
+    expect(dto.items.find((i) => i.name === 'notes.TXT')?.type).toBe('text');
+    expect(dto.items.find((i) => i.name === 'photo.JPG')?.type).toBe('image');
     for (const item of dto.items.filter((i) => /^f\d+\.txt$/.test(i.name))) expect(item.size).toBe(Number(item.name.slice(1, -4)) % 7);
   });
 });

@@ -18,10 +18,15 @@ const quote = makeQuote();
 function typeTables(names: string[]): { extTypes: Map<string, FileType | undefined>; nameTypes: Map<string, FileType | undefined> } {
   const extTypes = new Map<string, FileType | undefined>();
   const nameTypes = new Map<string, FileType | undefined>();
+  // Names of a large folder mostly share an extension: a name ending with the last one seen
+  // (a dot and no other dot after it) has it, and costs no string.
+  let last = '';
   for (const name of names) {
+    if (last && name.length > last.length && name.endsWith(last)) continue;
     const dot = name.lastIndexOf('.');
     if (dot > 0 && dot < name.length - 1) {
-      const ext = name.slice(dot).toLowerCase();
+      last = name.slice(dot);
+      const ext = last.toLowerCase();
       if (!extTypes.has(ext)) extTypes.set(ext, typeFromName(`x${ext}`));
     } else nameTypes.set(name, typeFromName(name));
   }
@@ -101,23 +106,27 @@ export async function renderLargeListing(
 
   const head = Buffer.from(`${JSON.stringify(base).slice(0, -1)},"items":[`);
   const tail = Buffer.from(`],"numDirs":${dirs.length},"numFiles":${files.length},"sorting":${JSON.stringify(sorting)}${paged ? `,"numTotal":${total}` : ''}}`);
-  const span = (i: number): [Buffer, number, number] => {
-    const link = links.get(i);
-    if (link) return [link.json, 0, link.json.length];
-    const part = parts[partOf[i]];
-    return [frags[partOf[i]], part.result.fragOff[i - part.from], part.result.fragOff[i - part.from + 1]];
-  };
+  // Each item's bytes: a link's own buffer, or a span of its part's fragments (no tuple per item).
   let size = head.length + tail.length + Math.max(0, items.length - 1);
   for (const i of items) {
-    const [, from, to] = span(i);
-    size += to - from;
+    const link = links.get(i);
+    const part = parts[partOf[i]];
+    size += link ? link.json.length : part.result.fragOff[i - part.from + 1] - part.result.fragOff[i - part.from];
   }
   const out = Buffer.allocUnsafe(size);
   let off = head.copy(out, 0);
   for (let n = 0; n < items.length; n++) {
     if (n) out[off++] = 0x2c; // ','
-    const [buf, from, to] = span(items[n]);
-    off += buf.copy(out, off, from, to);
+    const i = items[n];
+    const link = links.get(i);
+    if (link) {
+      off += link.json.copy(out, off);
+      continue;
+    }
+    const p = partOf[i];
+    const { fragOff } = parts[p].result;
+    const at = i - parts[p].from;
+    off += frags[p].copy(out, off, fragOff[at], fragOff[at + 1]);
   }
   tail.copy(out, off);
   return out;

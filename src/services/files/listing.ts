@@ -43,7 +43,7 @@ export interface FolderScan {
 export interface VisibleEntries extends EntryPaths {
   kinds: Uint8Array;
   /** The indices in ascending name order (sorted at the first call when the folder was just read). */
-  ascending(): number[];
+  ascending(): ArrayLike<number> & Iterable<number>;
 }
 
 /** Whether a name of the target folder may be listed: not hidden or denied by rules, not fm's own, not an in-progress upload. */
@@ -74,7 +74,7 @@ export async function visibleEntries(gate: Gate, target: Target): Promise<Visibl
   // Mostly every name shows: then the remembered arrays serve as they are (nothing changes them).
   const all = keep.length === names.length;
   const ascending = () => {
-    if (all) return Array.from(ascendingOrder(folder));
+    if (all) return ascendingOrder(folder); // read only: the remembered order itself
     const at = new Int32Array(names.length).fill(-1); // folder index → index in the entries
     for (let k = 0; k < keep.length; k++) at[keep[k]] = k;
     const out: number[] = [];
@@ -172,7 +172,7 @@ function foldersFirst(order: number[], scan: FolderScan): number[] {
 }
 
 /** Indices of the present entries in listing order: folders first, then by size or modified (ties by name). */
-function sortIndices(scan: FolderScan, sorting: Sorting, ascending: number[]): number[] {
+function sortIndices(scan: FolderScan, sorting: Sorting, ascending: ArrayLike<number>): number[] {
   const { names, size, mtime, present, kind } = scan;
   const dir = sorting.asc ? 1 : -1;
   // Ties go by name, ascending: by rank in the name order.
