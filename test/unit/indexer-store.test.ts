@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
+import { columnLength } from '../../src/services/indexer/columns.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { nameMatcher } from '../../src/services/indexer/match.ts';
 
@@ -81,6 +82,38 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.pathOf(deepest).split('/').length).toBe(302);
     expect(s.treeCountOf(ROOT_ID)).toBe(3300);
     expect(s.lookup(s.pathOf(deepest))).toBe(deepest);
+  });
+
+  it('keeps every column whole past the size where its arrays jump to mapped lengths (columns.ts)', () => {
+    const s = new EntryStore();
+    // 9,000 folders of 8 files: past 64 KiB in every column, one-byte flags and folder totals included.
+    const folders: number[] = [];
+    for (let d = 0; d < 9000; d++) {
+      const folder = s.add(ROOT_ID, dir(`d${d}`));
+      folders.push(folder);
+      for (let f = 0; f < 8; f++) s.add(folder, file(`f${d}-${f}.txt`, d * 8 + f, d + f / 8));
+    }
+    expect(s.live).toBe(1 + 9000 * 9);
+    for (const d of [0, 7281, 8191, 8192, 8999]) {
+      const folder = folders[d];
+      expect(s.isDir(folder)).toBe(true);
+      expect(s.treeCountOf(folder)).toBe(8);
+      expect(s.treeSizeOf(folder)).toBe(8 * (d * 8) + 28);
+      const kids = s.childIds(folder);
+      expect(kids.map((id) => s.name(id))).toEqual(Array.from({ length: 8 }, (_, f) => `f${d}-${f}.txt`));
+      expect(kids.map((id) => [s.isDir(id), s.typeOf(id), s.sizeOf(id), s.mtime[id]])).toEqual(
+        Array.from({ length: 8 }, (_, f) => [false, 'text', d * 8 + f, d + f / 8]),
+      );
+    }
+    expect(s.treeCountOf(ROOT_ID)).toBe(9000 * 9);
+  });
+
+  it('sizes column arrays of more than 64 KiB to at least 33 MiB, so malloc maps them', () => {
+    expect(columnLength(4, 1024)).toBe(1024);
+    expect(columnLength(1, 64 * 1024)).toBe(64 * 1024);
+    expect(columnLength(1, 64 * 1024 + 1)).toBe(33 * 2 ** 20);
+    expect(columnLength(8, 8193)).toBe((33 * 2 ** 20) / 8);
+    expect(columnLength(4, 10_000_000)).toBe(10_000_000);
   });
 });
 

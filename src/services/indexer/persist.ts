@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
+import { newColumn } from './columns.ts';
 import { freeNow } from './free-now.ts';
 
 // Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
@@ -38,7 +39,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     rootBytes.copy(header, MAGIC.length + 4);
     header.writeUInt32LE(store.live - 1, MAGIC.length + 4 + rootBytes.length);
     await fh.write(header);
-    const newId = new Int32Array(store.count).fill(-1);
+    const newId = newColumn(Int32Array, store.count).fill(-1, 0, store.count);
     newId[ROOT_ID] = 0;
     let next = 1;
     // Depth first, each folder's children in order, through the sibling links: no array per folder.

@@ -9,6 +9,7 @@
  * tombstoned until a rebuild.
  */
 
+import { columnLength } from './columns.ts';
 import { freeNow } from './free-now.ts';
 
 export const FLAG_DIR = 1;
@@ -34,8 +35,12 @@ const NONE = -1;
 /** A file of 4 GiB or more: its size is in `bigSizes`. */
 const BIG = 0xffffffff;
 
-function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, cap: number): T {
-  const b = new (a.constructor as new (n: number) => T)(cap);
+/** `a`, or a copy with room for at least `min` elements (its capacity doubled); the old one is released. */
+function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, min: number, exact = false): T {
+  if (a.length >= min) return a;
+  let cap = a.length;
+  while (cap < min) cap *= 2;
+  const b = new (a.constructor as new (n: number) => T)(columnLength(a.BYTES_PER_ELEMENT, exact ? min : cap));
   b.set(a);
   freeNow(a);
   return b;
@@ -43,7 +48,7 @@ function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a
 
 /** `bytes` in a buffer of at least `size` bytes (the first `used` copied); the old one is released. */
 function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buffer<ArrayBuffer> {
-  const bigger = Buffer.alloc(Math.max(size, bytes.length * 2));
+  const bigger = Buffer.alloc(columnLength(1, Math.max(size, bytes.length * 2)));
   bytes.copy(bigger, 0, 0, used);
   freeNow(bytes);
   return bigger;
@@ -68,6 +73,9 @@ export class EntryStore {
   private treeBytes = new Float64Array(256);
   private treeEntries = new Uint32Array(256);
   private folders = 0;
+  private folderCapacity = 256;
+  /** Entries the columns have room for. */
+  private capacity = 1024;
   /** Scratch space for a name looked up by its bytes. */
   private probe = Buffer.alloc(1024);
   count = 0;
@@ -83,27 +91,27 @@ export class EntryStore {
   }
 
   private growEntries(min: number): void {
-    let cap = this.parent.length;
-    if (min <= cap) return;
-    while (cap < min) cap *= 2;
+    if (min <= this.capacity) return;
     // A reservation is exact; growth by doubling.
-    if (this.count === 0) cap = min;
-    this.parent = grown(this.parent, cap);
-    this.next = grown(this.next, cap);
-    this.flags = grown(this.flags, cap);
-    this.mtime = grown(this.mtime, cap);
-    this.sizeOrSlot = grown(this.sizeOrSlot, cap);
-    this.nameEnd = grown(this.nameEnd, cap);
+    const exact = this.count === 0;
+    this.parent = grown(this.parent, min, exact);
+    this.next = grown(this.next, min, exact);
+    this.flags = grown(this.flags, min, exact);
+    this.mtime = grown(this.mtime, min, exact);
+    this.sizeOrSlot = grown(this.sizeOrSlot, min, exact);
+    this.nameEnd = grown(this.nameEnd, min, exact);
+    // Columns may be longer than asked (columns.ts), each by its own element size.
+    this.capacity = Math.min(this.parent.length, this.next.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.nameEnd.length);
   }
 
   private newFolderSlot(): number {
     const slot = this.folders++;
-    if (slot >= this.first.length) {
-      const cap = this.first.length * 2;
-      this.first = grown(this.first, cap);
-      this.last = grown(this.last, cap);
-      this.treeBytes = grown(this.treeBytes, cap);
-      this.treeEntries = grown(this.treeEntries, cap);
+    if (slot >= this.folderCapacity) {
+      this.first = grown(this.first, slot + 1);
+      this.last = grown(this.last, slot + 1);
+      this.treeBytes = grown(this.treeBytes, slot + 1);
+      this.treeEntries = grown(this.treeEntries, slot + 1);
+      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length);
     }
     this.first[slot] = NONE;
     this.last[slot] = NONE;

@@ -1,0 +1,27 @@
+/**
+ * Typed arrays for the index's columns, sized so that freeing one never moves glibc malloc's
+ * mmap threshold. malloc maps blocks from 128 KiB up and, when such a block is freed, raises
+ * its threshold to that block's size (up to 32 MiB). A build grows its columns and name buffer
+ * by doubling: once the outgrown 16 MiB name buffer was freed, every later block under 16 MiB
+ * (the final columns, the scan workers' own allocations) was carved from malloc's heaps and
+ * arenas, where freed space stays resident (~15 MiB more after a build than after a restart).
+ * So an array of more than 64 KiB is made at least 33 MiB long: mapped whatever the threshold,
+ * never raising it when freed, and only its pages that are written become resident (the
+ * untouched rest is address space, not memory).
+ */
+
+type Column = Int32Array | Uint32Array | Float64Array | Uint8Array;
+type ColumnConstructor<T extends Column> = { new (n: number): T; readonly BYTES_PER_ELEMENT: number };
+
+const SMALL = 64 << 10;
+const MAPPED = 33 << 20;
+
+/** How many elements of `bytesPerElement` to allocate for at least `min`. */
+export function columnLength(bytesPerElement: number, min: number): number {
+  return min * bytesPerElement <= SMALL ? min : Math.max(min, Math.ceil(MAPPED / bytesPerElement));
+}
+
+/** A zeroed array of at least `min` elements (see columnLength). */
+export function newColumn<T extends Column>(Ctor: ColumnConstructor<T>, min: number): T {
+  return new Ctor(columnLength(Ctor.BYTES_PER_ELEMENT, min));
+}
