@@ -39,6 +39,32 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.child(five, 'x')).toBe(-1);
   });
 
+  it("keeps sibling order when a folder's ids are not consecutive (entries of two folders interleaved, removed in the middle)", () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const b = s.add(ROOT_ID, dir('b'));
+    const inA: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      inA.push(s.add(a, file(`a${i}`)));
+      s.add(b, file(`b${i}`));
+      if (i % 2) s.add(b, file(`b${i}+`));
+    }
+    const sub = s.add(a, dir('sub'));
+    for (let i = 0; i < 3; i++) s.add(sub, file(`s${i}`));
+    const after = s.add(a, file('after'));
+    s.remove(inA[2]);
+    s.remove(inA[3]);
+    s.remove(sub);
+    expect(s.childIds(a).map((id) => s.name(id))).toEqual(['a0', 'a1', 'a4', 'a5', 'after']);
+    expect(s.childIds(b).map((id) => s.name(id))).toEqual(['b0', 'b1', 'b1+', 'b2', 'b3', 'b3+', 'b4', 'b5', 'b5+']);
+    expect(s.childIds(ROOT_ID)).toEqual([a, b]);
+    expect(s.nextSibling(after)).toBe(-1);
+    s.remove(after);
+    s.add(a, file('last'));
+    expect(s.childIds(a).map((id) => s.name(id))).toEqual(['a0', 'a1', 'a4', 'a5', 'last']);
+    expect(s.treeCountOf(a)).toBe(5);
+  });
+
   it('looks up and spells paths of names of any length and script, and names that are not UTF-8', () => {
     const s = new EntryStore();
     const names = ['caf\uf7e9.txt', 'ünïcode-名前.md', '🎉', 'x'.repeat(255), 'a', 'ab', 'ba', '\uf7ff'];
@@ -177,7 +203,13 @@ describe('snapshots of the packed store', () => {
     const snapshot = path.join(data, 'big.bin');
     await saveSnapshot(s, '/root', snapshot);
     expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
-    expect(dump(loadSnapshot(snapshot, '/root', () => {})!)).toEqual(dump(s));
+    const loaded = loadSnapshot(snapshot, '/root', () => {})!;
+    expect(dump(loaded)).toEqual(dump(s));
+    // Written folder by folder: each folder's entries get consecutive ids (their sibling links are implied).
+    for (const folder of [ROOT_ID, ...loaded.childIds(ROOT_ID)]) {
+      const kids = loaded.childIds(folder);
+      expect(kids).toEqual(kids.map((_, i) => kids[0] + i));
+    }
   });
 
   it('are ignored when written by an older version or damaged', async () => {

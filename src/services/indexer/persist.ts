@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
+import { EntryStore, FLAG_DEAD, FLAG_NEXT, ROOT_ID, TYPE_CODES } from './store.ts';
 import { newColumn } from './columns.ts';
 import { freeNow } from './free-now.ts';
 
@@ -18,7 +18,11 @@ const MAGIC = Buffer.from('FMIDX\u0003', 'latin1');
 // Small enough that serialising one chunk (some 6,000 entries) never holds up a search for long.
 const CHUNK = 256 << 10;
 
-/** Writes the live entries in depth-first order (parents before children). */
+/**
+ * Writes the live entries folder by folder, depth first (parents before children): a folder's
+ * entries are together, so once loaded they have consecutive ids and their sibling links cost
+ * the store nothing (store.ts, FLAG_NEXT).
+ */
 export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   await fsp.mkdir(path.dirname(file), { recursive: true });
@@ -42,18 +46,30 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const newId = newColumn(Int32Array, store.count).fill(-1, 0, store.count);
     newId[ROOT_ID] = 0;
     let next = 1;
-    // Depth first, each folder's children in order, through the sibling links: no array per folder.
-    for (let id = store.firstChild(ROOT_ID); id >= 0; id = nextInWalk(store, id)) {
-      newId[id] = next++;
-      const nameLength = store.nameLength(id);
-      const need = 4 + 1 + 8 + 8 + 2 + nameLength;
-      if (off + need > buf.length) await flush();
-      off = buf.writeInt32LE(newId[store.parent[id]], off);
-      off = buf.writeUInt8(store.flags[id] & ~FLAG_DEAD, off);
-      off = buf.writeDoubleLE(store.sizeOf(id), off);
-      off = buf.writeDoubleLE(store.mtime[id], off);
-      off = buf.writeUInt16LE(nameLength, off);
-      off += store.copyName(id, buf, off);
+    // Each folder's children in order, through the sibling links; the folders still to write on a stack.
+    const folders = [ROOT_ID];
+    while (folders.length) {
+      const dir = folders.pop()!;
+      const below = folders.length;
+      for (let id = store.firstChild(dir); id >= 0; id = store.nextSibling(id)) {
+        if (store.isDir(id)) folders.push(id);
+        newId[id] = next++;
+        const nameLength = store.nameLength(id);
+        const need = 4 + 1 + 8 + 8 + 2 + nameLength;
+        if (off + need > buf.length) await flush();
+        off = buf.writeInt32LE(newId[store.parent[id]], off);
+        off = buf.writeUInt8(store.flags[id] & ~(FLAG_DEAD | FLAG_NEXT), off);
+        off = buf.writeDoubleLE(store.sizeOf(id), off);
+        off = buf.writeDoubleLE(store.mtime[id], off);
+        off = buf.writeUInt16LE(nameLength, off);
+        off += store.copyName(id, buf, off);
+      }
+      // Its first sub-folder is written next: the ones just pushed, reversed.
+      for (let i = below, j = folders.length - 1; i < j; i++, j--) {
+        const swap = folders[i];
+        folders[i] = folders[j];
+        folders[j] = swap;
+      }
     }
     await flush();
     freeNow(newId);
@@ -62,17 +78,6 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     await fh.close();
   }
   await fsp.rename(tmp, file);
-}
-
-/** The entry after `id` in a depth-first walk from the root (children before siblings), or -1. */
-function nextInWalk(store: EntryStore, id: number): number {
-  const child = store.firstChild(id);
-  if (child >= 0) return child;
-  for (let cur = id; cur !== ROOT_ID; cur = store.parent[cur]) {
-    const sibling = store.nextSibling(cur);
-    if (sibling >= 0) return sibling;
-  }
-  return -1;
 }
 
 /** Record header: parent, flags, size, mtime, name length. */

@@ -2,7 +2,8 @@
  * The entries of the search index, stored as columns so a million entries cost a few tens of
  * megabytes and almost nothing for the garbage collector to trace: names packed one after the
  * other into one byte buffer (the UTF-8 of fm's string form, files/disk/names.ts, so a name that
- * is not UTF-8 keeps its exact bytes), parent and next-sibling ids, size, modified time, flags.
+ * is not UTF-8 keeps its exact bytes), parent ids, size, modified time, flags. A folder's entries
+ * mostly have consecutive ids, so the next sibling is a flag (id + 1) and a small map for the rest.
  * Folders have a slot in a few more columns (first and last child, total size and count below).
  * Ids are never reused while the store lives and names never change for an id (a rename is a
  * removal plus an addition), so trigram posting lists stay sorted; removed entries are
@@ -15,6 +16,8 @@ import { freeNow } from './free-now.ts';
 export const FLAG_DIR = 1;
 export const FLAG_LINK = 2;
 export const FLAG_DEAD = 4;
+/** The next entry of the same folder is id + 1 (else see `nextFar`). */
+export const FLAG_NEXT = 8;
 /** The type code (see TYPE_CODES) lives in bits 4–7. */
 export const TYPE_SHIFT = 4;
 
@@ -56,8 +59,8 @@ function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buf
 
 export class EntryStore {
   parent = new Int32Array(1024);
-  /** The next entry of the same folder, or -1. */
-  private next = new Int32Array(1024);
+  /** The next entry of the same folder where it is not id + 1 (FLAG_NEXT); none when absent. */
+  private readonly nextFar = new Map<number, number>();
   flags = new Uint8Array(1024);
   /** Modified time, ms (exact: folders' are compared with the disk's when reconciling). */
   mtime = new Float64Array(1024);
@@ -95,13 +98,12 @@ export class EntryStore {
     // A reservation is exact; growth by doubling.
     const exact = this.count === 0;
     this.parent = grown(this.parent, min, exact);
-    this.next = grown(this.next, min, exact);
     this.flags = grown(this.flags, min, exact);
     this.mtime = grown(this.mtime, min, exact);
     this.sizeOrSlot = grown(this.sizeOrSlot, min, exact);
     this.nameEnd = grown(this.nameEnd, min, exact);
     // Columns may be longer than asked (columns.ts), each by its own element size.
-    this.capacity = Math.min(this.parent.length, this.next.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.nameEnd.length);
+    this.capacity = Math.min(this.parent.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.nameEnd.length);
   }
 
   private newFolderSlot(): number {
@@ -148,7 +150,6 @@ export class EntryStore {
     const id = this.count++;
     this.growEntries(this.count);
     this.parent[id] = parent;
-    this.next[id] = NONE;
     this.mtime[id] = mtimeMs;
     this.flags[id] = flags;
     if (flags & FLAG_DIR) this.sizeOrSlot[id] = this.newFolderSlot();
@@ -260,7 +261,7 @@ export class EntryStore {
   childIds(dir: number): number[] {
     const out: number[] = [];
     if (!this.isDir(dir)) return out;
-    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) out.push(c);
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) out.push(c);
     return out;
   }
 
@@ -271,7 +272,18 @@ export class EntryStore {
 
   /** The entry after `id` in its folder, or -1. */
   nextSibling(id: number): number {
-    return this.next[id];
+    return this.flags[id] & FLAG_NEXT ? id + 1 : (this.nextFar.get(id) ?? NONE);
+  }
+
+  private setNext(id: number, next: number): void {
+    if (next === id + 1) {
+      this.flags[id] |= FLAG_NEXT;
+      this.nextFar.delete(id);
+      return;
+    }
+    this.flags[id] &= ~FLAG_NEXT;
+    if (next === NONE) this.nextFar.delete(id);
+    else this.nextFar.set(id, next);
   }
 
   /** The child of a folder with that name, or -1. */
@@ -280,7 +292,7 @@ export class EntryStore {
     if (this.probe.length < name.length * 3) this.probe = Buffer.alloc(name.length * 3);
     const len = this.probe.write(name, 0);
     const bytes = this.nameBytes;
-    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) {
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) {
       const start = c ? this.nameEnd[c - 1] : 0;
       if (this.nameEnd[c] - start !== len) continue;
       let i = 0;
@@ -327,8 +339,11 @@ export class EntryStore {
   /** Makes `id` the last child of `dir`. */
   private linkLast(dir: number, id: number): void {
     const slot = this.sizeOrSlot[dir];
-    if (this.last[slot] === NONE) this.first[slot] = id;
-    else this.next[this.last[slot]] = id;
+    const last = this.last[slot];
+    if (last === NONE) this.first[slot] = id;
+    // The last entry has no next yet: no link to drop from the map.
+    else if (id === last + 1) this.flags[last] |= FLAG_NEXT;
+    else this.nextFar.set(last, id);
     this.last[slot] = id;
   }
 
@@ -366,9 +381,11 @@ export class EntryStore {
       this.bigSizes.delete(cur);
       this.live--;
       removed.push(cur);
+      // Its own link was read when its folder's entries were pushed (or dropped by unlink).
+      this.setNext(cur, NONE);
       if (!this.isDir(cur)) continue;
       const slot = this.sizeOrSlot[cur];
-      for (let c = this.first[slot]; c !== NONE; c = this.next[c]) stack.push(c);
+      for (let c = this.first[slot]; c !== NONE; c = this.nextSibling(c)) stack.push(c);
       this.first[slot] = this.last[slot] = NONE;
     }
     return removed;
@@ -377,12 +394,13 @@ export class EntryStore {
   private unlink(dir: number, id: number): void {
     const slot = this.sizeOrSlot[dir];
     let prev = NONE;
-    for (let c = this.first[slot]; c !== NONE; prev = c, c = this.next[c]) {
+    for (let c = this.first[slot]; c !== NONE; prev = c, c = this.nextSibling(c)) {
       if (c !== id) continue;
-      if (prev === NONE) this.first[slot] = this.next[c];
-      else this.next[prev] = this.next[c];
+      const next = this.nextSibling(c);
+      if (prev === NONE) this.first[slot] = next;
+      else this.setNext(prev, next);
       if (this.last[slot] === c) this.last[slot] = prev;
-      this.next[c] = NONE;
+      this.setNext(c, NONE);
       return;
     }
   }
