@@ -9,8 +9,6 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { EntryStore, FLAG_DEAD, FLAG_NEXT, ROOT_ID, TYPE_CODES } from './store.ts';
-import { newColumn } from './columns.ts';
-import { freeNow } from './free-now.ts';
 
 // Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
 // into U+FFFD, and folder mtimes would never tell the reconciliation to fix them).
@@ -43,41 +41,48 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     rootBytes.copy(header, MAGIC.length + 4);
     header.writeUInt32LE(store.live - 1, MAGIC.length + 4 + rootBytes.length);
     await fh.write(header);
-    const newId = newColumn(Int32Array, store.count).fill(-1, 0, store.count);
-    newId[ROOT_ID] = 0;
+    // Records are numbered in the order written (the root is 0); a record names its parent by
+    // that number. The folders still to write wait on a stack, each with its number.
     let next = 1;
-    // Each folder's children in order, through the sibling links; the folders still to write on a stack.
-    const folders = [ROOT_ID];
+    const folders = [ROOT_ID, 0];
     while (folders.length) {
+      const parentNumber = folders.pop()!;
       const dir = folders.pop()!;
       const below = folders.length;
       for (let id = store.firstChild(dir); id >= 0; id = store.nextSibling(id)) {
-        if (store.isDir(id)) folders.push(id);
-        newId[id] = next++;
+        if (store.isDir(id)) folders.push(id, next);
+        next++;
         const nameLength = store.nameLength(id);
         const need = 4 + 1 + 8 + 8 + 2 + nameLength;
         if (off + need > buf.length) await flush();
-        off = buf.writeInt32LE(newId[store.parent[id]], off);
+        off = buf.writeInt32LE(parentNumber, off);
         off = buf.writeUInt8(store.flags[id] & ~(FLAG_DEAD | FLAG_NEXT), off);
         off = buf.writeDoubleLE(store.sizeOf(id), off);
         off = buf.writeDoubleLE(store.mtime[id], off);
         off = buf.writeUInt16LE(nameLength, off);
         off += store.copyName(id, buf, off);
       }
-      // Its first sub-folder is written next: the ones just pushed, reversed.
-      for (let i = below, j = folders.length - 1; i < j; i++, j--) {
-        const swap = folders[i];
-        folders[i] = folders[j];
-        folders[j] = swap;
-      }
+      // Its first sub-folder is written next.
+      reversePairs(folders, below);
     }
     await flush();
-    freeNow(newId);
     await fh.sync();
   } finally {
     await fh.close();
   }
   await fsp.rename(tmp, file);
+}
+
+/** Reverses the order of the pairs in `a` from index `from` on. */
+function reversePairs(a: number[], from: number): void {
+  for (let i = from, j = a.length - 2; i < j; i += 2, j -= 2) {
+    const x = a[i];
+    const y = a[i + 1];
+    a[i] = a[j];
+    a[i + 1] = a[j + 1];
+    a[j] = x;
+    a[j + 1] = y;
+  }
 }
 
 /** Record header: parent, flags, size, mtime, name length. */
