@@ -134,6 +134,28 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.treeCountOf(ROOT_ID)).toBe(9000 * 9);
   });
 
+  it('finds every name by its length and block start, long names (255 bytes and more) included, across growth', () => {
+    const s = new EntryStore();
+    const folder = s.add(ROOT_ID, dir('d'));
+    const lengths = [0, 1, 254, 255, 256, 700];
+    // Escaped bytes (3 bytes each in UTF-8) make the longest names: 255 of them are 765 bytes.
+    const nameOf = (i: number) => (i % 97 === 0 ? '\uf7e9'.repeat(255) : `${i}-${'n'.repeat(lengths[i % 6])}`.slice(0, Math.max(1, lengths[i % 6])));
+    const ids: number[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const name = nameOf(i);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      ids.push(s.add(folder, { ...file(name), size: i }));
+    }
+    for (const id of ids) {
+      const name = nameOf(s.sizeOf(id));
+      expect(s.name(id)).toBe(name);
+      expect(s.nameLength(id)).toBe(Buffer.byteLength(name));
+    }
+    for (const id of ids.filter((_, k) => k % 53 === 0)) expect(s.child(folder, s.name(id))).toBe(id);
+  });
+
   it('sizes column arrays of more than 64 KiB to at least 33 MiB, so malloc maps them', () => {
     expect(columnLength(4, 1024)).toBe(1024);
     expect(columnLength(1, 64 * 1024)).toBe(64 * 1024);

@@ -10,6 +10,8 @@
  * untouched rest is address space, not memory).
  */
 
+import { freeNow } from './free-now.ts';
+
 type Column = Int32Array | Uint32Array | Float64Array | Uint8Array;
 type ColumnConstructor<T extends Column> = { new (n: number): T; readonly BYTES_PER_ELEMENT: number };
 
@@ -24,4 +26,15 @@ export function columnLength(bytesPerElement: number, min: number): number {
 /** A zeroed array of at least `min` elements (see columnLength). */
 export function newColumn<T extends Column>(Ctor: ColumnConstructor<T>, min: number): T {
   return new Ctor(columnLength(Ctor.BYTES_PER_ELEMENT, min));
+}
+
+/** `a`, or a copy with room for at least `min` elements (its length doubled, or `min` when exact); the old one is freed now. */
+export function grownColumn<T extends Column>(a: T, min: number, exact = false): T {
+  if (a.length >= min) return a;
+  let cap = a.length;
+  while (cap < min) cap *= 2;
+  const b = new (a.constructor as ColumnConstructor<T>)(columnLength(a.BYTES_PER_ELEMENT, exact ? min : cap));
+  b.set(a);
+  freeNow(a);
+  return b;
 }

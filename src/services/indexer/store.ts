@@ -10,7 +10,8 @@
  * tombstoned until a rebuild.
  */
 
-import { columnLength } from './columns.ts';
+import { columnLength, grownColumn as grown } from './columns.ts';
+import { NameOffsets } from './name-offsets.ts';
 import { freeNow } from './free-now.ts';
 
 export const FLAG_DIR = 1;
@@ -38,17 +39,6 @@ const NONE = -1;
 /** A file of 4 GiB or more: its size is in `bigSizes`. */
 const BIG = 0xffffffff;
 
-/** `a`, or a copy with room for at least `min` elements (its capacity doubled); the old one is released. */
-function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, min: number, exact = false): T {
-  if (a.length >= min) return a;
-  let cap = a.length;
-  while (cap < min) cap *= 2;
-  const b = new (a.constructor as new (n: number) => T)(columnLength(a.BYTES_PER_ELEMENT, exact ? min : cap));
-  b.set(a);
-  freeNow(a);
-  return b;
-}
-
 /** `bytes` in a buffer of at least `size` bytes (the first `used` copied); the old one is released. */
 function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buffer<ArrayBuffer> {
   const bigger = Buffer.alloc(columnLength(1, Math.max(size, bytes.length * 2)));
@@ -67,8 +57,8 @@ export class EntryStore {
   /** A file's size (BIG: see bigSizes), or a folder's slot in the folder columns. */
   private sizeOrSlot = new Uint32Array(1024);
   private readonly bigSizes = new Map<number, number>();
-  /** Where each name ends in `nameBytes` (it starts where the previous id's ends). */
-  private nameEnd = new Uint32Array(1024);
+  /** Where each name lies in `nameBytes`. */
+  private readonly names = new NameOffsets(1024);
   private nameBytes = Buffer.alloc(16 * 1024);
   /** Folder columns, by slot. */
   private first = new Int32Array(256);
@@ -101,9 +91,9 @@ export class EntryStore {
     this.flags = grown(this.flags, min, exact);
     this.mtime = grown(this.mtime, min, exact);
     this.sizeOrSlot = grown(this.sizeOrSlot, min, exact);
-    this.nameEnd = grown(this.nameEnd, min, exact);
+    this.names.grow(min, exact);
     // Columns may be longer than asked (columns.ts), each by its own element size.
-    this.capacity = Math.min(this.parent.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.nameEnd.length);
+    this.capacity = Math.min(this.parent.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.names.capacity);
   }
 
   private newFolderSlot(): number {
@@ -123,7 +113,7 @@ export class EntryStore {
   }
 
   private appendName(id: number, name: string): void {
-    const start = id ? this.nameEnd[id - 1] : 0;
+    const start = this.names.used;
     const most = start + name.length * 3;
     if (most > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, start, most);
     // Most names are ASCII: copied here in a loop, cheaper than a call into Buffer's encoder each.
@@ -135,7 +125,7 @@ export class EntryStore {
       if (c >= 0x80) break;
       bytes[start + i++] = c;
     }
-    this.nameEnd[id] = i === n ? start + n : start + bytes.write(name, start);
+    this.names.push(id, i === n ? n : bytes.write(name, start));
   }
 
   private push(parent: number, e: EntryData): number {
@@ -185,7 +175,8 @@ export class EntryStore {
   }
 
   name(id: number): string {
-    return this.nameBytes.toString('utf8', id ? this.nameEnd[id - 1] : 0, this.nameEnd[id]);
+    const start = this.names.start(id);
+    return this.nameBytes.toString('utf8', start, start + this.names.length(id));
   }
 
   /**
@@ -195,8 +186,8 @@ export class EntryStore {
    */
   nameHas(id: number, needle: Uint8Array, foldAscii: boolean): boolean | undefined {
     const bytes = this.nameBytes;
-    const start = id ? this.nameEnd[id - 1] : 0;
-    const end = this.nameEnd[id];
+    const start = this.names.start(id);
+    const end = start + this.names.length(id);
     const n = needle.length;
     if (!foldAscii) {
       next: for (let i = start; i + n <= end; i++) {
@@ -226,7 +217,7 @@ export class EntryStore {
 
   /** How many bytes the name takes. */
   nameLength(id: number): number {
-    return this.nameEnd[id] - (id ? this.nameEnd[id - 1] : 0);
+    return this.names.length(id);
   }
 
   /** Copies the name's bytes into `target` at `offset`; returns how many. */
@@ -234,8 +225,8 @@ export class EntryStore {
     // A loop, not Buffer#copy: that makes a view of the source per call (a snapshot of a
     // million entries made 90 MiB of garbage, which grew the young generation for good).
     const bytes = this.nameBytes;
-    const start = id ? this.nameEnd[id - 1] : 0;
-    const n = this.nameEnd[id] - start;
+    const start = this.names.start(id);
+    const n = this.names.length(id);
     for (let i = 0; i < n; i++) target[offset + i] = bytes[start + i];
     return n;
   }
@@ -293,8 +284,8 @@ export class EntryStore {
     const len = this.probe.write(name, 0);
     const bytes = this.nameBytes;
     for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) {
-      const start = c ? this.nameEnd[c - 1] : 0;
-      if (this.nameEnd[c] - start !== len) continue;
+      if (this.names.length(c) !== len) continue;
+      const start = this.names.start(c);
       let i = 0;
       while (i < len && bytes[start + i] === this.probe[i]) i++;
       if (i === len) return c;
@@ -320,14 +311,14 @@ export class EntryStore {
     const first = this.count;
     const n = ends.length;
     if (!n) return first;
-    const base = first ? this.nameEnd[first - 1] : 0;
+    const base = this.names.used;
     const used = ends[n - 1];
     if (base + used > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, base, base + used);
     this.nameBytes.set(names.subarray(0, used), base);
     let bytes = 0;
     for (let i = 0; i < n; i++) {
       const id = this.pushColumns(dir, flags[i], size[i], mtime[i]);
-      this.nameEnd[id] = base + ends[i];
+      this.names.push(id, ends[i] - (i ? ends[i - 1] : 0));
       this.linkLast(dir, id);
       if (!(flags[i] & FLAG_DIR)) bytes += size[i];
     }
