@@ -23,11 +23,6 @@ export function columnLength(bytesPerElement: number, min: number): number {
   return min * bytesPerElement <= SMALL ? min : Math.max(min, Math.ceil(MAPPED / bytesPerElement));
 }
 
-/** A zeroed array of at least `min` elements (see columnLength). */
-export function newColumn<T extends Column>(Ctor: ColumnConstructor<T>, min: number): T {
-  return new Ctor(columnLength(Ctor.BYTES_PER_ELEMENT, min));
-}
-
 /** `a`, or a copy with room for at least `min` elements (its length doubled, or `min` when exact); the old one is freed now. */
 export function grownColumn<T extends Column>(a: T, min: number, exact = false): T {
   if (a.length >= min) return a;

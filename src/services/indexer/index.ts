@@ -17,7 +17,6 @@ import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tre
 import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
-import { newColumn } from './columns.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -382,7 +381,7 @@ export class SearchIndex {
       for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
       return;
     }
-    const seen = lists.length > 1 ? newColumn(Uint8Array, store.count) : undefined;
+    const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
     for (const list of lists) {
       for (const id of list) {
         if (store.isDead(id) || id === dirId) continue;
