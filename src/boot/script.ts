@@ -5,12 +5,11 @@
  * with no valid cache writes one once the server listens (`__fmBoot.started()`), so that it holds
  * every function compiled while starting; other commands only read it.
  */
-import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
-import { identityOf, readCache, writeCache } from './code-cache.ts';
+import { identityOf, readCache, readWhole, writeCache } from './code-cache.ts';
 
 /** What the bundle can call back: its free name `__fmBoot` (boot/started.ts). */
 export interface BootHooks {
@@ -27,7 +26,7 @@ const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname
 
 export function runScript(bundleFile: string, cacheFolder: string | undefined): void {
   // ASCII (config/build.mjs): read as a one-byte string, with no UTF-8 decoding.
-  const source = fs.readFileSync(bundleFile, 'latin1');
+  const source = readWhole(bundleFile).toString('latin1');
   const hash = bundleHashOf(source);
   const id = hash && cacheFolder ? identityOf(hash) : undefined;
   const cachedData = id && cacheFolder ? readCache(cacheFolder, id) : undefined;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cacheFileName, codeCacheFolder, decodeCache, encodeCache, identityOf, readCache, writeCache } from '../../src/boot/code-cache.ts';
+import { cacheFileName, codeCacheFolder, decodeCache, encodeCache, identityOf, readCache, readWhole, writeCache } from '../../src/boot/code-cache.ts';
 import { bundleHashOf } from '../../src/boot/script.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -42,6 +42,17 @@ describe('the code cache file', () => {
     expect(readCache(folder, { ...id, bundle: 'c'.repeat(64) })).toBeUndefined();
     expect(fs.readdirSync(folder)).toEqual([cacheFileName(id)]);
     expect(fs.statSync(folder).mode & 0o777).toBe(0o700);
+  });
+
+  it('reads a file whole and exactly, empty or larger than a read', () => {
+    const dir = tempDir();
+    for (const size of [0, 1, 3 << 20]) {
+      const bytes = Buffer.alloc(size, 0);
+      for (let i = 0; i < size; i++) bytes[i] = (i * 7) & 0xff;
+      const file = path.join(dir, `f${size}`);
+      fs.writeFileSync(file, bytes);
+      expect(readWhole(file).equals(bytes)).toBe(true);
+    }
   });
 
   it('keeps the four newest caches of the folder', () => {

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
+import { columnLength } from '../../src/services/indexer/columns.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { nameMatcher } from '../../src/services/indexer/match.ts';
 
@@ -36,6 +37,32 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.child(a, 'three')).toBe(-1);
     expect(s.childIds(five)).toEqual([]);
     expect(s.child(five, 'x')).toBe(-1);
+  });
+
+  it("keeps sibling order when a folder's ids are not consecutive (entries of two folders interleaved, removed in the middle)", () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const b = s.add(ROOT_ID, dir('b'));
+    const inA: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      inA.push(s.add(a, file(`a${i}`)));
+      s.add(b, file(`b${i}`));
+      if (i % 2) s.add(b, file(`b${i}+`));
+    }
+    const sub = s.add(a, dir('sub'));
+    for (let i = 0; i < 3; i++) s.add(sub, file(`s${i}`));
+    const after = s.add(a, file('after'));
+    s.remove(inA[2]);
+    s.remove(inA[3]);
+    s.remove(sub);
+    expect(s.childIds(a).map((id) => s.name(id))).toEqual(['a0', 'a1', 'a4', 'a5', 'after']);
+    expect(s.childIds(b).map((id) => s.name(id))).toEqual(['b0', 'b1', 'b1+', 'b2', 'b3', 'b3+', 'b4', 'b5', 'b5+']);
+    expect(s.childIds(ROOT_ID)).toEqual([a, b]);
+    expect(s.nextSibling(after)).toBe(-1);
+    s.remove(after);
+    s.add(a, file('last'));
+    expect(s.childIds(a).map((id) => s.name(id))).toEqual(['a0', 'a1', 'a4', 'a5', 'last']);
+    expect(s.treeCountOf(a)).toBe(5);
   });
 
   it('looks up and spells paths of names of any length and script, and names that are not UTF-8', () => {
@@ -81,6 +108,60 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.pathOf(deepest).split('/').length).toBe(302);
     expect(s.treeCountOf(ROOT_ID)).toBe(3300);
     expect(s.lookup(s.pathOf(deepest))).toBe(deepest);
+  });
+
+  it('keeps every column whole past the size where its arrays jump to mapped lengths (columns.ts)', () => {
+    const s = new EntryStore();
+    // 9,000 folders of 8 files: past 64 KiB in every column, one-byte flags and folder totals included.
+    const folders: number[] = [];
+    for (let d = 0; d < 9000; d++) {
+      const folder = s.add(ROOT_ID, dir(`d${d}`));
+      folders.push(folder);
+      for (let f = 0; f < 8; f++) s.add(folder, file(`f${d}-${f}.txt`, d * 8 + f, d + f / 8));
+    }
+    expect(s.live).toBe(1 + 9000 * 9);
+    for (const d of [0, 7281, 8191, 8192, 8999]) {
+      const folder = folders[d];
+      expect(s.isDir(folder)).toBe(true);
+      expect(s.treeCountOf(folder)).toBe(8);
+      expect(s.treeSizeOf(folder)).toBe(8 * (d * 8) + 28);
+      const kids = s.childIds(folder);
+      expect(kids.map((id) => s.name(id))).toEqual(Array.from({ length: 8 }, (_, f) => `f${d}-${f}.txt`));
+      expect(kids.map((id) => [s.isDir(id), s.typeOf(id), s.sizeOf(id), s.mtime[id]])).toEqual(
+        Array.from({ length: 8 }, (_, f) => [false, 'text', d * 8 + f, d + f / 8]),
+      );
+    }
+    expect(s.treeCountOf(ROOT_ID)).toBe(9000 * 9);
+  });
+
+  it('finds every name by its length and block start, long names (255 bytes and more) included, across growth', () => {
+    const s = new EntryStore();
+    const folder = s.add(ROOT_ID, dir('d'));
+    const lengths = [0, 1, 254, 255, 256, 700];
+    // Escaped bytes (3 bytes each in UTF-8) make the longest names: 255 of them are 765 bytes.
+    const nameOf = (i: number) => (i % 97 === 0 ? '\uf7e9'.repeat(255) : `${i}-${'n'.repeat(lengths[i % 6])}`.slice(0, Math.max(1, lengths[i % 6])));
+    const ids: number[] = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < 20_000; i++) {
+      const name = nameOf(i);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      ids.push(s.add(folder, { ...file(name), size: i }));
+    }
+    for (const id of ids) {
+      const name = nameOf(s.sizeOf(id));
+      expect(s.name(id)).toBe(name);
+      expect(s.nameLength(id)).toBe(Buffer.byteLength(name));
+    }
+    for (const id of ids.filter((_, k) => k % 53 === 0)) expect(s.child(folder, s.name(id))).toBe(id);
+  });
+
+  it('sizes column arrays of more than 64 KiB to at least 33 MiB, so malloc maps them', () => {
+    expect(columnLength(4, 1024)).toBe(1024);
+    expect(columnLength(1, 64 * 1024)).toBe(64 * 1024);
+    expect(columnLength(1, 64 * 1024 + 1)).toBe(33 * 2 ** 20);
+    expect(columnLength(8, 8193)).toBe((33 * 2 ** 20) / 8);
+    expect(columnLength(4, 10_000_000)).toBe(10_000_000);
   });
 });
 
@@ -144,7 +225,13 @@ describe('snapshots of the packed store', () => {
     const snapshot = path.join(data, 'big.bin');
     await saveSnapshot(s, '/root', snapshot);
     expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
-    expect(dump(loadSnapshot(snapshot, '/root', () => {})!)).toEqual(dump(s));
+    const loaded = loadSnapshot(snapshot, '/root', () => {})!;
+    expect(dump(loaded)).toEqual(dump(s));
+    // Written folder by folder: each folder's entries get consecutive ids (their sibling links are implied).
+    for (const folder of [ROOT_ID, ...loaded.childIds(ROOT_ID)]) {
+      const kids = loaded.childIds(folder);
+      expect(kids).toEqual(kids.map((_, i) => kids[0] + i));
+    }
   });
 
   it('are ignored when written by an older version or damaged', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { matches, needsStat, parseQuery, type Candidate } from '../../src/services/search/query.ts';
+import { hasFilters, matches, needsStat, parseQuery, type Candidate } from '../../src/services/search/query.ts';
 import { FmError } from '../../src/errors.ts';
 
 const NOW = Date.UTC(2025, 5, 15, 12, 0, 0); // 2025-06-15T12:00Z
@@ -140,6 +140,11 @@ describe('search query: filters (size, modified)', () => {
     expect(parseQuery('foo:bar sizeable').terms).toEqual(['foo:bar', 'sizeable']);
     expect(parseQuery('"size>10MB"').size).toEqual([]);
     expect(parseQuery('"size>10MB"').terms).toEqual(['size>10mb']);
+  });
+
+  it('tells a query with filters beyond names (the index then checks each hit) from one with terms alone', () => {
+    for (const q of ['report', '"a b" c', 'case:sensitive X', '']) expect(hasFilters(parseQuery(q, NOW))).toBe(false);
+    for (const q of ['type:image', 'ext:md x', 'size>1M', 'modified<1d report']) expect(hasFilters(parseQuery(q, NOW))).toBe(true);
   });
 
   it('refuses absurdly long queries', () => {

@@ -8,8 +8,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { EntryStore, FLAG_DEAD, ROOT_ID, TYPE_CODES } from './store.ts';
-import { freeNow } from './free-now.ts';
+import { EntryStore, FLAG_DEAD, FLAG_NEXT, ROOT_ID, TYPE_CODES } from './store.ts';
 
 // Version 3: names that are not UTF-8 are kept exactly (version 2 snapshots hold them mangled
 // into U+FFFD, and folder mtimes would never tell the reconciliation to fix them).
@@ -17,7 +16,11 @@ const MAGIC = Buffer.from('FMIDX\u0003', 'latin1');
 // Small enough that serialising one chunk (some 6,000 entries) never holds up a search for long.
 const CHUNK = 256 << 10;
 
-/** Writes the live entries in depth-first order (parents before children). */
+/**
+ * Writes the live entries folder by folder, depth first (parents before children): a folder's
+ * entries are together, so once loaded they have consecutive ids and their sibling links cost
+ * the store nothing (store.ts, FLAG_NEXT).
+ */
 export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   await fsp.mkdir(path.dirname(file), { recursive: true });
@@ -38,24 +41,31 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     rootBytes.copy(header, MAGIC.length + 4);
     header.writeUInt32LE(store.live - 1, MAGIC.length + 4 + rootBytes.length);
     await fh.write(header);
-    const newId = new Int32Array(store.count).fill(-1);
-    newId[ROOT_ID] = 0;
+    // Records are numbered in the order written (the root is 0); a record names its parent by
+    // that number. The folders still to write wait on a stack, each with its number.
     let next = 1;
-    // Depth first, each folder's children in order, through the sibling links: no array per folder.
-    for (let id = store.firstChild(ROOT_ID); id >= 0; id = nextInWalk(store, id)) {
-      newId[id] = next++;
-      const nameLength = store.nameLength(id);
-      const need = 4 + 1 + 8 + 8 + 2 + nameLength;
-      if (off + need > buf.length) await flush();
-      off = buf.writeInt32LE(newId[store.parent[id]], off);
-      off = buf.writeUInt8(store.flags[id] & ~FLAG_DEAD, off);
-      off = buf.writeDoubleLE(store.sizeOf(id), off);
-      off = buf.writeDoubleLE(store.mtime[id], off);
-      off = buf.writeUInt16LE(nameLength, off);
-      off += store.copyName(id, buf, off);
+    const folders = [ROOT_ID, 0];
+    while (folders.length) {
+      const parentNumber = folders.pop()!;
+      const dir = folders.pop()!;
+      const below = folders.length;
+      for (let id = store.firstChild(dir); id >= 0; id = store.nextSibling(id)) {
+        if (store.isDir(id)) folders.push(id, next);
+        next++;
+        const nameLength = store.nameLength(id);
+        const need = 4 + 1 + 8 + 8 + 2 + nameLength;
+        if (off + need > buf.length) await flush();
+        off = buf.writeInt32LE(parentNumber, off);
+        off = buf.writeUInt8(store.flags[id] & ~(FLAG_DEAD | FLAG_NEXT), off);
+        off = buf.writeDoubleLE(store.sizeOf(id), off);
+        off = buf.writeDoubleLE(store.mtime[id], off);
+        off = buf.writeUInt16LE(nameLength, off);
+        off += store.copyName(id, buf, off);
+      }
+      // Its first sub-folder is written next.
+      reversePairs(folders, below);
     }
     await flush();
-    freeNow(newId);
     await fh.sync();
   } finally {
     await fh.close();
@@ -63,15 +73,16 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
   await fsp.rename(tmp, file);
 }
 
-/** The entry after `id` in a depth-first walk from the root (children before siblings), or -1. */
-function nextInWalk(store: EntryStore, id: number): number {
-  const child = store.firstChild(id);
-  if (child >= 0) return child;
-  for (let cur = id; cur !== ROOT_ID; cur = store.parent[cur]) {
-    const sibling = store.nextSibling(cur);
-    if (sibling >= 0) return sibling;
+/** Reverses the order of the pairs in `a` from index `from` on. */
+function reversePairs(a: number[], from: number): void {
+  for (let i = from, j = a.length - 2; i < j; i += 2, j -= 2) {
+    const x = a[i];
+    const y = a[i + 1];
+    a[i] = a[j];
+    a[i + 1] = a[j + 1];
+    a[j] = x;
+    a[j + 1] = y;
   }
-  return -1;
 }
 
 /** Record header: parent, flags, size, mtime, name length. */

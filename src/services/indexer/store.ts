@@ -2,18 +2,23 @@
  * The entries of the search index, stored as columns so a million entries cost a few tens of
  * megabytes and almost nothing for the garbage collector to trace: names packed one after the
  * other into one byte buffer (the UTF-8 of fm's string form, files/disk/names.ts, so a name that
- * is not UTF-8 keeps its exact bytes), parent and next-sibling ids, size, modified time, flags.
+ * is not UTF-8 keeps its exact bytes), parent ids, size, modified time, flags. A folder's entries
+ * mostly have consecutive ids, so the next sibling is a flag (id + 1) and a small map for the rest.
  * Folders have a slot in a few more columns (first and last child, total size and count below).
  * Ids are never reused while the store lives and names never change for an id (a rename is a
  * removal plus an addition), so trigram posting lists stay sorted; removed entries are
  * tombstoned until a rebuild.
  */
 
+import { columnLength, grownColumn as grown } from './columns.ts';
+import { NameOffsets } from './name-offsets.ts';
 import { freeNow } from './free-now.ts';
 
 export const FLAG_DIR = 1;
 export const FLAG_LINK = 2;
 export const FLAG_DEAD = 4;
+/** The next entry of the same folder is id + 1 (else see `nextFar`). */
+export const FLAG_NEXT = 8;
 /** The type code (see TYPE_CODES) lives in bits 4–7. */
 export const TYPE_SHIFT = 4;
 
@@ -34,16 +39,9 @@ const NONE = -1;
 /** A file of 4 GiB or more: its size is in `bigSizes`. */
 const BIG = 0xffffffff;
 
-function grown<T extends Int32Array | Uint32Array | Float64Array | Uint8Array>(a: T, cap: number): T {
-  const b = new (a.constructor as new (n: number) => T)(cap);
-  b.set(a);
-  freeNow(a);
-  return b;
-}
-
 /** `bytes` in a buffer of at least `size` bytes (the first `used` copied); the old one is released. */
 function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buffer<ArrayBuffer> {
-  const bigger = Buffer.alloc(Math.max(size, bytes.length * 2));
+  const bigger = Buffer.alloc(columnLength(1, Math.max(size, bytes.length * 2)));
   bytes.copy(bigger, 0, 0, used);
   freeNow(bytes);
   return bigger;
@@ -51,16 +49,16 @@ function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buf
 
 export class EntryStore {
   parent = new Int32Array(1024);
-  /** The next entry of the same folder, or -1. */
-  private next = new Int32Array(1024);
+  /** The next entry of the same folder where it is not id + 1 (FLAG_NEXT); none when absent. */
+  private readonly nextFar = new Map<number, number>();
   flags = new Uint8Array(1024);
   /** Modified time, ms (exact: folders' are compared with the disk's when reconciling). */
   mtime = new Float64Array(1024);
   /** A file's size (BIG: see bigSizes), or a folder's slot in the folder columns. */
   private sizeOrSlot = new Uint32Array(1024);
   private readonly bigSizes = new Map<number, number>();
-  /** Where each name ends in `nameBytes` (it starts where the previous id's ends). */
-  private nameEnd = new Uint32Array(1024);
+  /** Where each name lies in `nameBytes`. */
+  private readonly names = new NameOffsets(1024);
   private nameBytes = Buffer.alloc(16 * 1024);
   /** Folder columns, by slot. */
   private first = new Int32Array(256);
@@ -68,6 +66,9 @@ export class EntryStore {
   private treeBytes = new Float64Array(256);
   private treeEntries = new Uint32Array(256);
   private folders = 0;
+  private folderCapacity = 256;
+  /** Entries the columns have room for. */
+  private capacity = 1024;
   /** Scratch space for a name looked up by its bytes. */
   private probe = Buffer.alloc(1024);
   count = 0;
@@ -83,27 +84,26 @@ export class EntryStore {
   }
 
   private growEntries(min: number): void {
-    let cap = this.parent.length;
-    if (min <= cap) return;
-    while (cap < min) cap *= 2;
+    if (min <= this.capacity) return;
     // A reservation is exact; growth by doubling.
-    if (this.count === 0) cap = min;
-    this.parent = grown(this.parent, cap);
-    this.next = grown(this.next, cap);
-    this.flags = grown(this.flags, cap);
-    this.mtime = grown(this.mtime, cap);
-    this.sizeOrSlot = grown(this.sizeOrSlot, cap);
-    this.nameEnd = grown(this.nameEnd, cap);
+    const exact = this.count === 0;
+    this.parent = grown(this.parent, min, exact);
+    this.flags = grown(this.flags, min, exact);
+    this.mtime = grown(this.mtime, min, exact);
+    this.sizeOrSlot = grown(this.sizeOrSlot, min, exact);
+    this.names.grow(min, exact);
+    // Columns may be longer than asked (columns.ts), each by its own element size.
+    this.capacity = Math.min(this.parent.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.names.capacity);
   }
 
   private newFolderSlot(): number {
     const slot = this.folders++;
-    if (slot >= this.first.length) {
-      const cap = this.first.length * 2;
-      this.first = grown(this.first, cap);
-      this.last = grown(this.last, cap);
-      this.treeBytes = grown(this.treeBytes, cap);
-      this.treeEntries = grown(this.treeEntries, cap);
+    if (slot >= this.folderCapacity) {
+      this.first = grown(this.first, slot + 1);
+      this.last = grown(this.last, slot + 1);
+      this.treeBytes = grown(this.treeBytes, slot + 1);
+      this.treeEntries = grown(this.treeEntries, slot + 1);
+      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length);
     }
     this.first[slot] = NONE;
     this.last[slot] = NONE;
@@ -113,7 +113,7 @@ export class EntryStore {
   }
 
   private appendName(id: number, name: string): void {
-    const start = id ? this.nameEnd[id - 1] : 0;
+    const start = this.names.used;
     const most = start + name.length * 3;
     if (most > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, start, most);
     // Most names are ASCII: copied here in a loop, cheaper than a call into Buffer's encoder each.
@@ -125,7 +125,7 @@ export class EntryStore {
       if (c >= 0x80) break;
       bytes[start + i++] = c;
     }
-    this.nameEnd[id] = i === n ? start + n : start + bytes.write(name, start);
+    this.names.push(id, i === n ? n : bytes.write(name, start));
   }
 
   private push(parent: number, e: EntryData): number {
@@ -140,7 +140,6 @@ export class EntryStore {
     const id = this.count++;
     this.growEntries(this.count);
     this.parent[id] = parent;
-    this.next[id] = NONE;
     this.mtime[id] = mtimeMs;
     this.flags[id] = flags;
     if (flags & FLAG_DIR) this.sizeOrSlot[id] = this.newFolderSlot();
@@ -176,7 +175,8 @@ export class EntryStore {
   }
 
   name(id: number): string {
-    return this.nameBytes.toString('utf8', id ? this.nameEnd[id - 1] : 0, this.nameEnd[id]);
+    const start = this.names.start(id);
+    return this.nameBytes.toString('utf8', start, start + this.names.length(id));
   }
 
   /**
@@ -186,8 +186,8 @@ export class EntryStore {
    */
   nameHas(id: number, needle: Uint8Array, foldAscii: boolean): boolean | undefined {
     const bytes = this.nameBytes;
-    const start = id ? this.nameEnd[id - 1] : 0;
-    const end = this.nameEnd[id];
+    const start = this.names.start(id);
+    const end = start + this.names.length(id);
     const n = needle.length;
     if (!foldAscii) {
       next: for (let i = start; i + n <= end; i++) {
@@ -217,7 +217,7 @@ export class EntryStore {
 
   /** How many bytes the name takes. */
   nameLength(id: number): number {
-    return this.nameEnd[id] - (id ? this.nameEnd[id - 1] : 0);
+    return this.names.length(id);
   }
 
   /** Copies the name's bytes into `target` at `offset`; returns how many. */
@@ -225,8 +225,8 @@ export class EntryStore {
     // A loop, not Buffer#copy: that makes a view of the source per call (a snapshot of a
     // million entries made 90 MiB of garbage, which grew the young generation for good).
     const bytes = this.nameBytes;
-    const start = id ? this.nameEnd[id - 1] : 0;
-    const n = this.nameEnd[id] - start;
+    const start = this.names.start(id);
+    const n = this.names.length(id);
     for (let i = 0; i < n; i++) target[offset + i] = bytes[start + i];
     return n;
   }
@@ -252,7 +252,7 @@ export class EntryStore {
   childIds(dir: number): number[] {
     const out: number[] = [];
     if (!this.isDir(dir)) return out;
-    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) out.push(c);
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) out.push(c);
     return out;
   }
 
@@ -263,7 +263,18 @@ export class EntryStore {
 
   /** The entry after `id` in its folder, or -1. */
   nextSibling(id: number): number {
-    return this.next[id];
+    return this.flags[id] & FLAG_NEXT ? id + 1 : (this.nextFar.get(id) ?? NONE);
+  }
+
+  private setNext(id: number, next: number): void {
+    if (next === id + 1) {
+      this.flags[id] |= FLAG_NEXT;
+      this.nextFar.delete(id);
+      return;
+    }
+    this.flags[id] &= ~FLAG_NEXT;
+    if (next === NONE) this.nextFar.delete(id);
+    else this.nextFar.set(id, next);
   }
 
   /** The child of a folder with that name, or -1. */
@@ -272,9 +283,9 @@ export class EntryStore {
     if (this.probe.length < name.length * 3) this.probe = Buffer.alloc(name.length * 3);
     const len = this.probe.write(name, 0);
     const bytes = this.nameBytes;
-    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.next[c]) {
-      const start = c ? this.nameEnd[c - 1] : 0;
-      if (this.nameEnd[c] - start !== len) continue;
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) {
+      if (this.names.length(c) !== len) continue;
+      const start = this.names.start(c);
       let i = 0;
       while (i < len && bytes[start + i] === this.probe[i]) i++;
       if (i === len) return c;
@@ -300,14 +311,14 @@ export class EntryStore {
     const first = this.count;
     const n = ends.length;
     if (!n) return first;
-    const base = first ? this.nameEnd[first - 1] : 0;
+    const base = this.names.used;
     const used = ends[n - 1];
     if (base + used > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, base, base + used);
     this.nameBytes.set(names.subarray(0, used), base);
     let bytes = 0;
     for (let i = 0; i < n; i++) {
       const id = this.pushColumns(dir, flags[i], size[i], mtime[i]);
-      this.nameEnd[id] = base + ends[i];
+      this.names.push(id, ends[i] - (i ? ends[i - 1] : 0));
       this.linkLast(dir, id);
       if (!(flags[i] & FLAG_DIR)) bytes += size[i];
     }
@@ -319,8 +330,11 @@ export class EntryStore {
   /** Makes `id` the last child of `dir`. */
   private linkLast(dir: number, id: number): void {
     const slot = this.sizeOrSlot[dir];
-    if (this.last[slot] === NONE) this.first[slot] = id;
-    else this.next[this.last[slot]] = id;
+    const last = this.last[slot];
+    if (last === NONE) this.first[slot] = id;
+    // The last entry has no next yet: no link to drop from the map.
+    else if (id === last + 1) this.flags[last] |= FLAG_NEXT;
+    else this.nextFar.set(last, id);
     this.last[slot] = id;
   }
 
@@ -358,9 +372,11 @@ export class EntryStore {
       this.bigSizes.delete(cur);
       this.live--;
       removed.push(cur);
+      // Its own link was read when its folder's entries were pushed (or dropped by unlink).
+      this.setNext(cur, NONE);
       if (!this.isDir(cur)) continue;
       const slot = this.sizeOrSlot[cur];
-      for (let c = this.first[slot]; c !== NONE; c = this.next[c]) stack.push(c);
+      for (let c = this.first[slot]; c !== NONE; c = this.nextSibling(c)) stack.push(c);
       this.first[slot] = this.last[slot] = NONE;
     }
     return removed;
@@ -369,12 +385,13 @@ export class EntryStore {
   private unlink(dir: number, id: number): void {
     const slot = this.sizeOrSlot[dir];
     let prev = NONE;
-    for (let c = this.first[slot]; c !== NONE; prev = c, c = this.next[c]) {
+    for (let c = this.first[slot]; c !== NONE; prev = c, c = this.nextSibling(c)) {
       if (c !== id) continue;
-      if (prev === NONE) this.first[slot] = this.next[c];
-      else this.next[prev] = this.next[c];
+      const next = this.nextSibling(c);
+      if (prev === NONE) this.first[slot] = next;
+      else this.setNext(prev, next);
       if (this.last[slot] === c) this.last[slot] = prev;
-      this.next[c] = NONE;
+      this.setNext(c, NONE);
       return;
     }
   }

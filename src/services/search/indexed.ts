@@ -7,7 +7,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Access, Gate, Target } from '../files/gate.ts';
 import type { SearchIndex } from '../indexer/index.ts';
-import { matches, type SearchQuery } from './query.ts';
+import { hasFilters, matches, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
 
 const YIELD_EVERY = 1000;
@@ -26,7 +26,8 @@ export class IndexedSearch implements SearchService {
       return;
     }
     const others: SearchQuery = { ...query, terms: [] };
-    const filter = (e: { name: string; isDir: boolean; size: number; mtimeMs: number }) => matches(others, e);
+    // Without filters every hit passes: no entry is decoded and handed over just to be checked.
+    const filter = hasFilters(others) ? (e: { name: string; isDir: boolean; size: number; mtimeMs: number }) => matches(others, e) : undefined;
     const base = target.virtual === '/' ? '' : target.virtual;
     const rootAbs = target.real;
     let n = 0;

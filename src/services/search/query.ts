@@ -137,6 +137,11 @@ function hasKinds(q: SearchQuery): boolean {
   return q.types.length > 0 || q.extensions.length > 0;
 }
 
+/** Whether the query restricts anything but names (type, extension, size, time). */
+export function hasFilters(q: SearchQuery): boolean {
+  return hasKinds(q) || q.size.length > 0 || q.modified.length > 0;
+}
+
 /** The entry facts a match needs (size and mtime only when `needsStat`). */
 export interface Candidate {
   name: string;
