@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { trustedOffset, type SyncMode } from '../../src/services/uploads/durability.ts';
 import { Flushes } from '../../src/services/uploads/flushes.ts';
+import { SyncSlots } from '../../src/services/uploads/sync-slots.ts';
 
 const periodic: SyncMode = { boot: 'b1', host: 'h', every: 100 };
 const eachChunk: SyncMode = { boot: 'b1', host: 'h', every: 0 };
@@ -83,11 +84,11 @@ describe('Flushes', () => {
   });
 
   it('runs at most `atOnce` syncs in the process; the others wait in line, first come first served', async () => {
-    const f = new Flushes(2);
+    const f = new Flushes(new SyncSlots(2));
     const { sync, calls, started } = namedSyncs();
     for (const id of ['a', 'b', 'c', 'd']) f.afterChunk(id, 1, 100, 0, 100, sync(id));
     expect(started).toEqual(['a', 'b']);
-    expect(f.running).toBe(2);
+    expect(f.slots.running).toBe(2);
     calls[1].resolve();
     await settled();
     expect(started).toEqual(['a', 'b', 'c']);
@@ -95,11 +96,11 @@ describe('Flushes', () => {
     calls[2].resolve();
     await settled();
     expect(started).toEqual(['a', 'b', 'c', 'd']);
-    expect(f.running).toBe(1);
+    expect(f.slots.running).toBe(1);
   });
 
   it('puts an upload in line once; its sync covers the chunks acknowledged before it starts, and counts only once done', async () => {
-    const f = new Flushes(1);
+    const f = new Flushes(new SyncSlots(1));
     const { sync, calls, started } = namedSyncs();
     f.afterChunk('a', 1, 100, 0, 100, sync('a'));
     expect(f.afterChunk('b', 1, 100, 0, 100, sync('b'))).toBe(0);
@@ -115,7 +116,7 @@ describe('Flushes', () => {
   });
 
   it('never holds a finished upload behind the line, and drops a forgotten one from it', async () => {
-    const f = new Flushes(1);
+    const f = new Flushes(new SyncSlots(1));
     const { sync, calls, started } = namedSyncs();
     f.afterChunk('a', 1, 100, 0, 100, sync('a'));
     f.afterChunk('b', 1, 100, 0, 100, sync('b'));

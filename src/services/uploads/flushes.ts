@@ -5,29 +5,20 @@
  * is recorded by the upload's next chunk (under its lock), never from here, so a record is
  * never written for an upload that was removed meanwhile. See durability.ts.
  *
- * Few run at once in the whole process (`atOnce`), the others wait in line: an fdatasync holds
- * one of libuv's four threads for as long as the disk takes, and the same threads do every
- * write, open and stat. Uploads that start together reach their 64 MiB together, and five
- * syncs at once held all four threads, so every upload's writes (and every other request's file
- * work) waited for the disk. An upload is in line at most once; its sync covers the chunks
- * acknowledged before it starts, so one that waited longer covers more.
- * docs/decisions.md, "Performance: tus uploads, several at once".
+ * Syncs take their turn in the process's slots (sync-slots.ts): an upload is in line at most
+ * once, and its sync covers the chunks acknowledged before it starts, so one that waited covers more.
  */
-
-/** Background syncs running at once in this process; the rest of libuv's four threads stay free. */
-export const SYNCS_AT_ONCE = 1;
+import { type SlotTicket, SyncSlots } from './sync-slots.ts';
 
 interface Flush {
-  id: string;
   /** The upload it belongs to (a re-created upload under the same id starts afresh). */
   createdAt: number;
   /** The end of the last chunk acknowledged: what a sync starting now covers. */
   acknowledged: number;
-  /** The offset the running (or last) sync covers. */
+  /** The offset the last sync to start covers. */
   target: number;
-  running?: Promise<void>;
-  /** Waiting in line for its turn. */
-  queued: boolean;
+  /** The sync in line or running. */
+  pending?: SlotTicket;
   /** The highest offset a completed sync covered. */
   reached: number;
   error?: Error;
@@ -37,11 +28,8 @@ interface Flush {
 /** The running, waiting and completed background fdatasyncs of this instance's unfinished uploads, by upload id. */
 export class Flushes {
   private readonly byId = new Map<string, Flush>();
-  /** Uploads waiting for a sync, first come first served. */
-  private readonly line = new Set<Flush>();
-  private runningCount = 0;
 
-  constructor(private readonly atOnce = SYNCS_AT_ONCE) {}
+  constructor(readonly slots = new SyncSlots()) {}
 
   /**
    * After a chunk that ended at `end` (the caller holds the upload's lock): the offset a
@@ -52,8 +40,8 @@ export class Flushes {
   afterChunk(id: string, createdAt: number, end: number, durable: number, every: number, sync: () => Promise<void>): number {
     let f = this.byId.get(id);
     if (f?.createdAt !== createdAt) {
-      if (f) this.line.delete(f);
-      f = { id, createdAt, acknowledged: end, target: durable, reached: durable, queued: false, sync };
+      f?.pending?.skip();
+      f = { createdAt, acknowledged: end, target: durable, reached: durable, sync };
       this.byId.set(id, f);
     }
     if (f.error) {
@@ -63,47 +51,28 @@ export class Flushes {
     }
     f.acknowledged = end;
     f.sync = sync;
-    if (!f.running && !f.queued && end - Math.max(durable, f.target) >= every) {
-      f.queued = true;
-      this.line.add(f);
-      this.next();
-    }
+    if (!f.pending && end - Math.max(durable, f.target) >= every) this.queue(f);
     return Math.max(durable, f.reached);
   }
 
-  /** Syncs running now in this process (for tests and the bench). */
-  get running(): number {
-    return this.runningCount;
-  }
-
-  /** Starts the syncs in line while fewer than `atOnce` run. */
-  private next(): void {
-    for (const f of this.line) {
-      if (this.runningCount >= this.atOnce) return;
-      this.line.delete(f);
-      f.queued = false;
-      if (this.byId.get(f.id) !== f) continue;
-      this.start(f);
-    }
-  }
-
-  private start(f: Flush): void {
-    const target = f.acknowledged;
-    f.target = target;
-    this.runningCount++;
-    f.running = f.sync().then(
+  private queue(f: Flush): void {
+    let target = f.target;
+    const ticket = this.slots.run(() => {
+      target = f.acknowledged;
+      f.target = target;
+      return f.sync();
+    });
+    f.pending = ticket;
+    ticket.done.then(
       () => {
         f.reached = Math.max(f.reached, target);
+        f.pending = undefined;
       },
       (err: Error) => {
         f.error = err;
+        f.pending = undefined;
       },
     );
-    void f.running.finally(() => {
-      f.running = undefined;
-      this.runningCount--;
-      this.next();
-    });
   }
 
   /**
@@ -114,17 +83,15 @@ export class Flushes {
   async settle(id: string): Promise<void> {
     const f = this.byId.get(id);
     if (!f) return;
-    this.line.delete(f);
-    f.queued = false;
-    await f.running;
+    f.pending?.skip();
+    await f.pending?.done.catch(() => {});
     this.byId.delete(id);
     if (f.error) throw f.error;
   }
 
   /** Drops what is known of an upload that ended (finished, terminated, expired). */
   forget(id: string): void {
-    const f = this.byId.get(id);
-    if (f) this.line.delete(f);
+    this.byId.get(id)?.pending?.skip();
     this.byId.delete(id);
   }
 }
