@@ -1,6 +1,7 @@
 /**
- * Upload durability (services/uploads/durability.ts, flushes.ts): which bytes of a part are
- * trusted under which boot, and the background fdatasyncs between acknowledgements.
+ * Upload durability (services/uploads/durability.ts, flushes.ts, sync-slots.ts): which bytes of
+ * a part are trusted under which boot, the background fdatasyncs between acknowledgements, and
+ * the process-wide line they wait in.
  */
 import { describe, expect, it } from 'vitest';
 import { trustedOffset, type SyncMode } from '../../src/services/uploads/durability.ts';
@@ -127,6 +128,17 @@ describe('Flushes', () => {
     calls[0].resolve();
     await settled();
     expect(started).toEqual(['a', 'd']);
+  });
+
+  it('fails the ticket of a sync that throws before returning its promise, and gives its slot to the next', async () => {
+    const slots = new SyncSlots(1);
+    const broken = slots.run(() => {
+      throw new Error('EBADF');
+    });
+    const next = slots.run(async () => {});
+    await expect(broken.done).rejects.toThrow('EBADF');
+    await next.done;
+    await expect.poll(() => slots.running).toBe(0);
   });
 });
 
