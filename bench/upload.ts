@@ -54,7 +54,10 @@ export interface UploadBenchResult {
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
 
-/** The baseline: stream the bytes into a file (honouring backpressure), then fsync. */
+/**
+ * The baseline: stream the bytes into a file (honouring backpressure), then fsync it and its
+ * folder: what a finished tus upload promises (its data, and its name in the folder).
+ */
 export async function writeToDisk(file: string, buf: Buffer, size: number): Promise<number> {
   const started = performance.now();
   const fh = await fsp.open(file, 'w');
@@ -65,6 +68,9 @@ export async function writeToDisk(file: string, buf: Buffer, size: number): Prom
   }
   await fh.sync();
   await fh.close();
+  const dir = await fsp.open(path.dirname(file), 'r');
+  await dir.sync();
+  await dir.close();
   return performance.now() - started;
 }
 
@@ -199,7 +205,7 @@ export function formatUploadBench(r: UploadBenchResult): string {
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, Node ${process.version}, by \`npx tsx bench/upload.ts\`.
 ${(r.size / MiB).toFixed(0)} MiB uploaded through \`/api/tus\` in ${(r.chunk / MiB).toFixed(0)} MiB PATCHes over loopback (one connection, keep-alive)
-to a real \`fm serve\`, against writing the same bytes in ${(r.chunk / MiB).toFixed(0)} MiB writes plus one fsync to a file on the same disk, in the same run.
+to a real \`fm serve\`, against writing the same bytes in ${(r.chunk / MiB).toFixed(0)} MiB writes plus one fsync of the file and one of its folder on the same disk, in the same run.
 The tus time runs from the creation POST to the last 204, so it includes fm's fdatasync of the last chunk and the move into place.
 ${r.runs} alternating runs of each; medians, and the ratio is the median of each run's tus / the baseline run just before it.
 MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after (${os.cpus().length} cores; other work on the machine makes the figures noisy).

@@ -115,6 +115,26 @@ describe('durable upload offsets', () => {
     expect(await sha256File(path.join(m.root, 'reboot.bin'))).toBe(sha256(data));
   }, 60_000);
 
+  it('syncs several uploads at once in turn: each one gets its synced offset recorded, and every file is whole', async () => {
+    m = new Machine();
+    const t = await m.boot({ bootId: 'boot-a', every: MB / 2 });
+    const names = ['/a.bin', '/b.bin', '/c.bin', '/d.bin', '/e.bin'];
+    const data = names.map((_, i) => testBytes(2 * MB, 20 + i));
+    for (const n of names) expect((await t.create(n, 2 * MB)).status).toBe(201);
+    // Each sends its first MiB at once, in half-MiB chunks: five background syncs are due together.
+    await Promise.all(
+      names.map(async (n, i) => {
+        for (let off = 0; off < MB; off += MB / 2) expect((await t.patch(n, off, data[i].subarray(off, off + MB / 2))).status).toBe(204);
+      }),
+    );
+    // The ones that waited in line run in their turn, and the upload's next chunk records them.
+    for (const n of names) {
+      await eventually(async () => (await t.patch(n, MB, Buffer.alloc(0))).status === 204 && (m.record(n).synced?.offset ?? 0) > 0);
+    }
+    await Promise.all(names.map(async (n, i) => expect((await t.patch(n, MB, data[i].subarray(MB))).status).toBe(204)));
+    for (const [i, n] of names.entries()) expect(await sha256File(path.join(m.root, n.slice(1)))).toBe(sha256(data[i]));
+  }, 60_000);
+
   it('a PATCH after a reboot is refused at the old offset and accepted at the synced one, without a HEAD first', async () => {
     m = new Machine();
     let t = await m.boot({ bootId: 'boot-a', every: MB });

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { appendChunk, ClientGoneError } from '../../src/services/uploads/append.ts';
+import { SyncSlots } from '../../src/services/uploads/sync-slots.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-append-'));
 const part = path.join(dir, 'part');
@@ -94,5 +95,28 @@ describe('appendChunk', () => {
     body.destroy();
     await expect(done).rejects.toBeInstanceOf(ClientGoneError);
     expect(fs.readFileSync(part, 'utf8')).toBe('abc');
+  });
+
+  it('puts the flush of a very large chunk in line, and drops it when the chunk ends before its turn', async () => {
+    const fh = await fsp.open(part, 'r');
+    const datasync = vi.spyOn(Object.getPrototypeOf(fh) as fsp.FileHandle, 'datasync');
+    await fh.close();
+    const slots = new SyncSlots(1);
+    let releaseOther = () => {};
+    const other = slots.run(() => new Promise<void>((resolve) => (releaseOther = resolve))); // another upload's sync holds the slot
+    const size = 65 * 1024 * 1024; // past the 64 MiB between flushes
+    const body = new PassThrough();
+    const done = appendChunk(part, 0, size, body, true, slots);
+    const piece = Buffer.alloc(1024 * 1024, 3);
+    for (let i = 0; i < 65; i++) await feed(body, piece);
+    body.end();
+    // The chunk's own fdatasync (it completes the upload) runs at once: the one in line was dropped.
+    expect(await done).toEqual({ written: size, synced: true });
+    expect(datasync).toHaveBeenCalledTimes(1);
+    expect(slots.running).toBe(1);
+    releaseOther();
+    await other.done;
+    await expect.poll(() => slots.running).toBe(0);
+    expect(datasync).toHaveBeenCalledTimes(1);
   });
 });

@@ -9,12 +9,14 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { FmError, PayloadTooLargeError } from '../../errors.ts';
+import { type SlotTicket, SyncSlots } from './sync-slots.ts';
 
 /**
  * Start an fdatasync every this many bytes while the chunk still arrives. Only very large PATCH
  * bodies reach it: at the default 10 MiB chunks one fsync per chunk was faster (and used half
  * the CPU) than a background flush every 4 MiB (docs/decisions.md, "Performance: transfers and
  * archives"); for a whole file in one PATCH it bounds what the last fsync has left to write.
+ * It takes its turn in the process's sync slots, like the syncs between chunks.
  */
 const FLUSH_EVERY = 64 * 1024 * 1024;
 /**
@@ -55,10 +57,17 @@ export interface Appended {
  * an interruption (including those still queued for a batch) are kept: the client resumes after
  * them (fdatasynced too with `syncEach`).
  */
-export async function appendChunk(part: string, offset: number, remaining: number, body: Readable, syncEach = true): Promise<Appended> {
+export async function appendChunk(
+  part: string,
+  offset: number,
+  remaining: number,
+  body: Readable,
+  syncEach = true,
+  slots: SyncSlots = UNLIMITED,
+): Promise<Appended> {
   const fh = await fsp.open(part, fs.constants.O_WRONLY | fs.constants.O_NOFOLLOW);
   try {
-    const written = await pump(fh, offset, remaining, body);
+    const written = await pump(fh, offset, remaining, body, slots);
     if (!syncEach && written < remaining) return { written, synced: false };
     // A failing fdatasync fails the chunk: what it promised is not on disk.
     await fh.datasync();
@@ -72,12 +81,17 @@ export async function appendChunk(part: string, offset: number, remaining: numbe
   }
 }
 
+/** Slots for a caller that gives none: every sync at once. */
+const UNLIMITED = new SyncSlots(Number.POSITIVE_INFINITY);
+
 /**
  * Copies the body into the file at increasing positions. Every FLUSH_EVERY bytes an fdatasync
- * starts in the background, so that the final fsync of a very large chunk has little left. A failed background flush fails the chunk (Linux reports a
- * writeback error to each open file once, so the final fsync might not see it again).
+ * is put in line, so that the final fsync of a very large chunk has little left; one still in
+ * line when the chunk ends is dropped (the chunk's own sync, or the upload's next background
+ * one, covers it). A failed background flush fails the chunk (Linux reports a writeback error
+ * to each open file once, so the final fsync might not see it again).
  */
-function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readable): Promise<number> {
+function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readable, slots: SyncSlots): Promise<number> {
   return new Promise((resolve, reject) => {
     let position = start;
     let received = 0;
@@ -91,6 +105,7 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
     let waitTimer: NodeJS.Timeout | undefined;
     let unflushed = 0;
     let flushing: Promise<void> | undefined;
+    let inLine: SlotTicket | undefined;
     let flushError: Error | undefined;
 
     const detach = () => {
@@ -102,6 +117,7 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
       settled = true;
       clearTimeout(waitTimer);
       detach();
+      inLine?.skip();
       void Promise.allSettled([writing, flushing]).then(() => {
         const failure = err ?? flushError;
         if (failure) reject(failure);
@@ -110,13 +126,14 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
     };
     const flush = () => {
       unflushed = 0;
-      flushing = fh
-        .datasync()
+      inLine = slots.run(() => fh.datasync());
+      flushing = inLine.done
         .catch((e: Error) => {
           flushError ??= e;
         })
         .finally(() => {
           flushing = undefined;
+          inLine = undefined;
           if (unflushed >= FLUSH_EVERY && !flushError && !settled) flush();
         });
     };

@@ -262,7 +262,7 @@ export class UploadService {
         const boot = mode.every > 0 ? mode.boot : undefined;
         const { written, synced } =
           remaining > 0
-            ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body, boot === undefined)
+            ? await appendChunk(this.staging.partPath(rec.id), offset, remaining, body, boot === undefined, this.flushes.slots)
             : await this.staging.syncPart(rec.id).then(() => ({ written: 0, synced: true }));
         const now = offset + written;
         if (boot) {
