@@ -8,6 +8,7 @@ import { createApp, type AppOptions } from './app.ts';
 import type { Services } from '../services/index.ts';
 import { attachCommandRunner } from './routes/command.ts';
 import { allowedHosts, type HostCheck } from './hosts.ts';
+import { InFlight } from './in-flight.ts';
 import { errorBody } from './middleware/errors.ts';
 
 export { allowedHosts, type HostCheck } from './hosts.ts';
@@ -45,12 +46,12 @@ export async function startServer(services: Services, opts: StartOptions): Promi
   // While closing, answers carry `Connection: close`, so keep-alive clients let go as soon as
   // their in-flight request is done instead of holding the process until the grace period.
   let closing = false;
-  const active = new Set<http.ServerResponse>();
+  const active = new InFlight<http.ServerResponse>();
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     if (closing && !res.headersSent) res.setHeader('Connection', 'close');
-    active.add(res);
+    const slot = active.hold(res);
     res.once('close', () => {
-      active.delete(res);
+      active.release(slot);
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
   });

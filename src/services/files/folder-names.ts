@@ -13,6 +13,7 @@
 import { nameSortKey } from '../../api/files.ts';
 import { readKindsWithBytes } from './disk/dirents.ts';
 import type { Stats } from './disk/types.ts';
+import { UseOrderMap } from '../use-order-map.ts';
 
 /** A folder's entries in the order readdir gave them: parallel arrays (`bytes` only when some name is not UTF-8). */
 export interface FolderNames {
@@ -39,7 +40,7 @@ interface Kept {
   size: number;
 }
 
-const kept = new Map<string, Kept>();
+const kept = new UseOrderMap<string, Kept>();
 let keptNames = 0;
 
 const unchanged = (k: Kept, st: Stats) => k.dev === st.dev && k.ino === st.ino && k.mtimeMs === st.mtimeMs && k.ctimeMs === st.ctimeMs && k.size === st.size;
@@ -48,8 +49,7 @@ const unchanged = (k: Kept, st: Stats) => k.dev === st.dev && k.ino === st.ino &
 export async function readFolderNames(real: string, st: Stats | undefined): Promise<FolderNames> {
   const hit = kept.get(real);
   if (hit && st && unchanged(hit, st)) {
-    kept.delete(real); // most recently used last
-    kept.set(real, hit);
+    kept.touch(real);
     return hit.folder;
   }
   const started = Date.now();

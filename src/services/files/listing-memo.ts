@@ -12,6 +12,7 @@
  * answer cannot be staler than the scan, nor one user's view leak to another.
  */
 import type { FileInfoDto, Sorting } from '../../api/files.ts';
+import { UseOrderMap } from '../use-order-map.ts';
 import type { FolderScan } from './listing.ts';
 
 /** What a listing's JSON is rendered from (besides the renderer's own constants). */
@@ -39,7 +40,7 @@ const MAX_ENTRIES = 2000;
 const PER_FOLDER = 4;
 let maxBytes = 16 << 20;
 /** By the folder's real path, least recently used first. */
-const kept = new Map<string, Rendered[]>();
+const kept = new UseOrderMap<string, Rendered[]>();
 let keptBytes = 0;
 
 /** The memory bound, for tests (also forgets everything). */
@@ -55,8 +56,7 @@ export function renderedListing(real: string, inputs: ListingInputs, render: () 
   const variants = kept.get(real);
   const hit = variants?.find((r) => sameInputs(r, inputs));
   if (variants && hit) {
-    kept.delete(real); // most recently used last
-    kept.set(real, variants);
+    kept.touch(real);
     return hit.json;
   }
   const json = render();

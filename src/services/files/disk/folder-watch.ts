@@ -18,6 +18,7 @@
 import fs from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type EntryPaths, KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, type RawStats, statAll } from './listing-worker.ts';
+import { UseOrderMap } from '../../use-order-map.ts';
 import { osPath } from './names.ts';
 import type { Stats } from './types.ts';
 
@@ -66,7 +67,7 @@ let now = Date.now;
 /** Kept entries over all folders; a folder that would go beyond is not kept. */
 let maxEntries = 100_000;
 let watchOne = watchWithNode;
-const watched = new Map<string, Watched>();
+const watched = new UseOrderMap<string, Watched>();
 const localDevices = new Map<number, boolean>();
 let keptEntries = 0;
 
@@ -114,8 +115,7 @@ export async function statEntriesOf(entries: EntryPaths, real: string, folder: S
   }
   if (!w) w = startWatch(real, folder);
   if (!w) return statAll(entries);
-  watched.delete(real); // most recently listed last
-  watched.set(real, w);
+  watched.touch(real); // most recently listed last
   return statThrough(w, entries);
 }
 
