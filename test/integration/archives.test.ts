@@ -92,6 +92,7 @@ describe('ARCH: hostile names extract safely in every format', () => {
         expect(name.split('/'), name).not.toContain('..');
         expect(name, name).not.toContain('\\');
       }
+      if (kind === 'zip') expect(spawnSync('unzip', ['-tq', file]).status).toBe(0);
       const into = extract(kind, file, sandbox);
       expect(fs.readdirSync(sandbox)).toEqual(['into']);
       expect(listTree(into)).toEqual(expectedTree());
@@ -169,6 +170,10 @@ describe('contents', () => {
       fs.writeFileSync(path.join(mixed, name), data);
       want.set(name, data);
     }
+    // Deflated in 1 MiB pieces on the workers, which must join into one stream that unzip checks.
+    const pieces = Buffer.concat(Array.from({ length: 5 }, (_, i) => Buffer.concat([Buffer.from(`piece ${i}\n`.repeat(60_000)), crypto.randomBytes(1000)])));
+    fs.writeFileSync(path.join(mixed, 'pieces.txt'), pieces);
+    want.set('pieces.txt', pieces);
     for (const algo of ['zip', 'targz']) {
       const res = await get(`/api/raw/mixed?algo=${algo}`);
       expect(res.status).toBe(200);
@@ -176,6 +181,7 @@ describe('contents', () => {
       const file = path.join(fm.home, `mixed.${algo}`);
       const kind = await decompressArchive(algo, res.body, file);
       expect(entryNames(kind, file).sort()).toEqual([...want.keys()].sort());
+      if (kind === 'zip') expect(spawnSync('unzip', ['-tq', file]).status).toBe(0);
       const into = extract(kind, file, sandbox);
       for (const [name, data] of want) expect(fs.readFileSync(path.join(into, name)).equals(data), `${algo} ${name}`).toBe(true);
       fs.rmSync(sandbox, { recursive: true });

@@ -29,4 +29,17 @@ describe('parallel gzip', () => {
     expect(zlib.gunzipSync(out).length).toBe(0);
     expect(execFileSync('gzip', ['-t'], { input: out }).length).toBe(0);
   });
+
+  it('raw: pieces ending with sync flushes and a final block make one raw deflate stream (a zip entry), in order', async () => {
+    const blocks = Array.from({ length: 7 }, (_, i) => (i % 2 ? Buffer.from(`piece ${i} `.repeat(9000)) : crypto.randomBytes(50_000)));
+    const input = Buffer.concat(blocks);
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < input.length; at += 40_000) chunks.push(input.subarray(at, at + 40_000));
+    const out = await gzipOf(chunks, { blockSize: 64 * 1024, parallel: 3, raw: true });
+    expect(zlib.inflateRawSync(out).equals(input)).toBe(true);
+    expect(out.length).toBeLessThan(input.length);
+    // Nothing after the final block, and an empty input is a valid empty stream.
+    expect(out.subarray(-2).equals(zlib.deflateRawSync(Buffer.alloc(0)))).toBe(true);
+    expect(zlib.inflateRawSync(await gzipOf([], { raw: true })).length).toBe(0);
+  });
 });

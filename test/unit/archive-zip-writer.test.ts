@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createParallelGzip } from '../../src/services/files/archive/parallel-gzip.ts';
 import { packEntry, ZipWriter } from '../../src/services/files/archive/zip-writer.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -88,5 +89,18 @@ describe('ZipWriter', () => {
     });
     const w = new ZipWriter(new PassThrough().resume());
     await expect(w.addStream({ name: 'bad', date: when, mode: 0o644 }, failing, 10, false)).rejects.toThrow('read failed');
+  });
+
+  it('deflated in parallel pieces, a source that fails after some pieces rejects the entry', async () => {
+    let sent = 0;
+    const failing = new Readable({
+      read() {
+        // Three 1 MiB pieces' worth, then a failure while they may still be in the workers.
+        if (sent < 3) this.push(Buffer.alloc(1 << 20, sent++));
+        else this.destroy(new Error('read failed'));
+      },
+    });
+    const w = new ZipWriter(new PassThrough().resume(), () => createParallelGzip({ raw: true }));
+    await expect(w.addStream({ name: 'bad', date: when, mode: 0o644 }, failing, 4 << 20, false)).rejects.toThrow('read failed');
   });
 });

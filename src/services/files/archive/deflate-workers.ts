@@ -20,8 +20,11 @@ const { parentPort } = require('node:worker_threads');
 const zlib = require('node:zlib');
 parentPort.on('message', (job) => {
   try {
-    if (job.gzip) {
-      const member = zlib.gzipSync(job.data, { level: job.level });
+    if (job.gzip || job.piece) {
+      // A piece of a raw deflate stream ends with a sync flush, so pieces concatenate (parallel-gzip.ts).
+      const member = job.piece
+        ? zlib.deflateRawSync(job.data, { level: job.level, finishFlush: zlib.constants.Z_SYNC_FLUSH })
+        : zlib.gzipSync(job.data, { level: job.level });
       // Its own ArrayBuffer, so that it can be transferred.
       const data = member.byteOffset === 0 && member.byteLength === member.buffer.byteLength ? member : new Uint8Array(member);
       parentPort.postMessage({ id: job.id, result: { data } }, [data.buffer]);
@@ -78,8 +81,8 @@ class DeflateWorker {
     return this.post({ data, lens, level: ZIP_LEVEL }, data);
   }
 
-  gzip(data: Uint8Array, level: number): Promise<{ data: Uint8Array }> {
-    return this.post({ gzip: true, data, level }, data) as unknown as Promise<{ data: Uint8Array }>;
+  gzip(data: Uint8Array, level: number, piece: boolean): Promise<{ data: Uint8Array }> {
+    return this.post(piece ? { piece: true, data, level } : { gzip: true, data, level }, data) as unknown as Promise<{ data: Uint8Array }>;
   }
 
   private post(job: Record<string, unknown>, data: Uint8Array): Promise<BatchResult> {
@@ -176,14 +179,15 @@ export function createDeflateBatcher(): { pack(source: Buffer): Promise<PackedEn
 }
 
 /**
- * gzips a block (its own ArrayBuffer, which is transferred) in a worker thread, so that CPU
+ * gzips a block (its own ArrayBuffer, which is transferred) in a worker thread, or with `piece`
+ * deflates it raw ending with a sync flush (a piece of one raw deflate stream), so that CPU
  * work never fills libuv's thread pool, which file reads wait on. Undefined when no worker is
  * usable (one core, or they failed).
  */
-export function gzipInWorker(block: Uint8Array, level: number): Promise<Buffer> | undefined {
+export function gzipInWorker(block: Uint8Array, level: number, piece = false): Promise<Buffer> | undefined {
   const usable = os.availableParallelism() > 1 ? workers.filter((w) => !w.broken) : [];
   if (!usable.length) return undefined;
-  return usable[nextWorker++ % usable.length].gzip(block, level).then((r) => Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
+  return usable[nextWorker++ % usable.length].gzip(block, level, piece).then((r) => Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
 }
 
 /** How many blocks the workers can compress at once. */

@@ -12,6 +12,9 @@ import zlib from 'node:zlib';
 import { gzipInWorker, workerCount } from './deflate-workers.ts';
 
 const gzip = promisify(zlib.gzip);
+const deflateRaw = promisify(zlib.deflateRaw);
+/** The last block of a raw deflate stream whose pieces end with sync flushes: an empty final block. */
+const FINAL_BLOCK = zlib.deflateRawSync(Buffer.alloc(0));
 
 export interface ParallelGzipOptions {
   level?: number;
@@ -19,9 +22,14 @@ export interface ParallelGzipOptions {
   blockSize?: number;
   /** Members being compressed or waiting for a worker at once (default twice the workers, so that none waits on the main thread). */
   parallel?: number;
+  /**
+   * One raw deflate stream instead (a zip entry's data): each block a piece ending with a sync
+   * flush, then an empty final block. Each piece starts with an empty dictionary, as members do.
+   */
+  raw?: boolean;
 }
 
-/** A Transform from bytes to a multi-member gzip stream. */
+/** A Transform from bytes to a multi-member gzip stream (or, with `raw`, one raw deflate stream). */
 export function createParallelGzip(opts: ParallelGzipOptions = {}): Transform {
   const level = opts.level ?? 6;
   const blockSize = opts.blockSize ?? 1 << 20;
@@ -49,7 +57,10 @@ export function createParallelGzip(opts: ParallelGzipOptions = {}): Transform {
   const startBlock = (block: Uint8Array) => {
     // In the worker threads; on the thread pool only without them. One output buffer for the
     // whole member: with zlib's default 16 KiB, each block makes dozens of pool round trips.
-    const member = gzipInWorker(block, level) ?? gzip(block, { level, chunkSize: block.length + (block.length >> 8) + 1024 });
+    const chunkSize = block.length + (block.length >> 8) + 1024;
+    const member = opts.raw
+      ? (gzipInWorker(block, level, true) ?? deflateRaw(block, { level, chunkSize, finishFlush: zlib.constants.Z_SYNC_FLUSH }))
+      : (gzipInWorker(block, level) ?? gzip(block, { level, chunkSize }));
     member.catch(() => {}); // awaited in order below; a failure must not go unhandled meanwhile
     inflight.push(member);
     started++;
@@ -69,7 +80,7 @@ export function createParallelGzip(opts: ParallelGzipOptions = {}): Transform {
     flush(done) {
       // Empty input still makes one (empty) member: the output is always a gzip file.
       if (length > 0 || started === 0) startBlock(take(length));
-      settle(this, 0).then(() => done(), done);
+      settle(this, 0).then(() => done(null, opts.raw ? FINAL_BLOCK : undefined), done);
     },
   });
 }

@@ -5,6 +5,7 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { createDeflateBatcher } from './deflate-workers.ts';
+import { createParallelGzip } from './parallel-gzip.ts';
 import { TarWriter } from './tar-writer.ts';
 import { packEntry, type PackedEntry, ZIP_LEVEL, ZipWriter } from './zip-writer.ts';
 
@@ -35,7 +36,8 @@ export interface ArchiveSink<P = unknown> {
 
 /** A zip sink writing into `out`; small entries are deflated in batches in worker threads. */
 export function zipSink(out: Writable): ArchiveSink<PackedEntry> {
-  const writer = new ZipWriter(out);
+  // Large entries are deflated in 1 MiB pieces in the deflate workers, several at once.
+  const writer = new ZipWriter(out, () => createParallelGzip({ level: ZIP_LEVEL, raw: true }));
   const batcher = createDeflateBatcher();
   return {
     prepare: (source, entry) => (entry.store || source.length === 0 ? packEntry(source, true) : batcher.pack(source)),

@@ -76,7 +76,11 @@ export class ZipWriter {
   private offset = 0;
   private readonly entries: Written[] = [];
 
-  constructor(private readonly out: Writable) {}
+  /** `deflater`: what deflates a streamed entry (default: one zlib stream; sinks.ts passes parallel pieces). */
+  constructor(
+    private readonly out: Writable,
+    private readonly deflater: () => Transform = () => zlib.createDeflateRaw({ level: ZIP_LEVEL }),
+  ) {}
 
   /** Writes a buffer, waiting while the output is full. */
   private write(buf: Buffer): Promise<void> {
@@ -160,7 +164,7 @@ export class ZipWriter {
       }
     };
     if (store) await pipeline(source, counted, writeOut);
-    else await pipeline(source, counted, zlib.createDeflateRaw({ level: ZIP_LEVEL }), writeOut);
+    else await pipeline(source, counted, this.deflater(), writeOut);
     const d = Buffer.alloc(zip64 ? 24 : 16);
     d.writeUInt32LE(0x08074b50, 0);
     d.writeUInt32LE(e.crc, 4);
