@@ -119,4 +119,54 @@ describe('appendChunk', () => {
     await expect.poll(() => slots.running).toBe(0);
     expect(datasync).toHaveBeenCalledTimes(1);
   });
+
+  /** `n` bytes that differ from one position to the next, starting at `seed`. */
+  const pattern = (n: number, seed: number) => {
+    const b = Buffer.alloc(n);
+    for (let i = 0; i < n; i++) b[i] = (i * 31 + seed) & 0xff;
+    return b;
+  };
+
+  it('writes pieces of any size across the 1 MiB batch buffers byte for byte, at the offset given', async () => {
+    const data = pattern(3 * 1024 * 1024 + 12345, 1);
+    fs.writeFileSync(part, 'head');
+    const body = new PassThrough();
+    const done = appendChunk(part, 4, data.length, body);
+    // Odd sizes, so pieces straddle the batch buffers' ends.
+    for (let at = 0, size = 1; at < data.length; at += size, size = (size * 7 + 4099) % 200_003) {
+      await feed(body, data.subarray(at, at + size));
+    }
+    body.end();
+    expect((await done).written).toBe(data.length);
+    expect(fs.readFileSync(part).equals(Buffer.concat([Buffer.from('head'), data]))).toBe(true);
+  });
+
+  it('copies each piece as it arrives (the socket may reuse it), and a reused batch buffer leaks nothing', async () => {
+    const first = pattern(1536 * 1024, 2);
+    const body = new PassThrough();
+    const done = appendChunk(part, 0, first.length, body);
+    const piece = Buffer.from(first.subarray(0, 1024));
+    await feed(body, piece);
+    piece.fill(0); // after the pump took it: must not change what is written
+    await feed(body, first.subarray(1024));
+    body.end();
+    await done;
+    const second = pattern(300 * 1024, 3);
+    const next = new PassThrough();
+    const appended = appendChunk(part, first.length, second.length, next);
+    next.end(second);
+    expect((await appended).written).toBe(second.length);
+    expect(fs.readFileSync(part).equals(Buffer.concat([first, second]))).toBe(true);
+  });
+
+  it('keeps every byte that arrived when the body goes away in the middle of a batch', async () => {
+    const data = pattern(1536 * 1024 + 77, 4);
+    const body = new PassThrough();
+    const done = appendChunk(part, 0, 4 * 1024 * 1024, body);
+    await feed(body, data.subarray(0, 1024 * 1024 - 5));
+    await feed(body, data.subarray(1024 * 1024 - 5));
+    body.destroy();
+    await expect(done).rejects.toBeInstanceOf(ClientGoneError);
+    expect(fs.readFileSync(part).equals(data)).toBe(true);
+  });
 });

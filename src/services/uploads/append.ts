@@ -95,7 +95,10 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
   return new Promise((resolve, reject) => {
     let position = start;
     let received = 0;
+    /** Full batch buffers waiting to be written, then the one being filled. */
     let queue: Buffer[] = [];
+    let filling: Buffer | undefined;
+    let filled = 0;
     let queued = 0;
     let writing: Promise<void> | undefined;
     let ended = false;
@@ -137,19 +140,24 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
           if (unflushed >= FLUSH_EVERY && !flushError && !settled) flush();
         });
     };
-    const writeBatch = async (buffers: Buffer[]) => {
+    const writeBatch = async (batch: Buffer[]) => {
+      let buffers = batch;
       let left = buffers.reduce((n, b) => n + b.length, 0);
-      while (left > 0) {
-        const { bytesWritten } = await fh.writev(buffers, position);
-        position += bytesWritten;
-        left -= bytesWritten;
-        unflushed += bytesWritten;
-        if (left > 0) buffers = dropBytes(buffers, bytesWritten);
+      try {
+        while (left > 0) {
+          const { bytesWritten } = await fh.writev(buffers, position);
+          position += bytesWritten;
+          left -= bytesWritten;
+          unflushed += bytesWritten;
+          if (left > 0) buffers = dropBytes(buffers, bytesWritten);
+        }
+      } finally {
+        for (const b of batch) batchBuffers.give(b);
       }
     };
     const kick = (now = false) => {
       if (writing || settled) return;
-      if (queue.length === 0) {
+      if (queued === 0) {
         if (ended) settle(gone);
         return;
       }
@@ -163,7 +171,10 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
       clearTimeout(waitTimer);
       waitTimer = undefined;
       const batch = queue;
+      if (filling && filled > 0) batch.push(filling.subarray(0, filled));
       queue = [];
+      filling = undefined;
+      filled = 0;
       queued = 0;
       writing = writeBatch(batch).then(
         () => {
@@ -186,8 +197,19 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
         return;
       }
       received += chunk.length;
-      queue.push(chunk);
       queued += chunk.length;
+      // Copied out at once, so the socket's buffer dies young (see BatchBuffers).
+      for (let at = 0; at < chunk.length; ) {
+        filling ??= batchBuffers.take();
+        const n = chunk.copy(filling, filled, at);
+        filled += n;
+        at += n;
+        if (filled === filling.length) {
+          queue.push(filling);
+          filling = undefined;
+          filled = 0;
+        }
+      }
       if (queued >= MAX_QUEUED) body.pause();
       kick();
     };
@@ -213,6 +235,35 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
     else if (body.destroyed) settle(body.errored instanceof FmError ? body.errored : new ClientGoneError());
   });
 }
+
+/**
+ * Batch buffers of WRITE_AT_LEAST bytes, reused by every upload. The body's 64 KiB pieces used
+ * to wait in the batch until written: held across young collections they were promoted, and the
+ * GiB an upload moves then counted as old-space external memory, which set off a mark-compact
+ * every 20-30 ms that kept itself going (fm's CPU per GiB 0.65 s or 1.6 s, bimodal; docs/
+ * decisions.md, "Performance: tus uploads, CPU per GiB"). Each piece is now copied into one of
+ * these and dropped in the same turn; the copy costs far less than the collections did.
+ */
+class BatchBuffers {
+  readonly #free: ArrayBuffer[] = [];
+  constructor(
+    readonly size: number,
+    readonly keep: number,
+  ) {}
+  take(): Buffer {
+    const ab = this.#free.pop();
+    return ab ? Buffer.from(ab) : Buffer.allocUnsafeSlow(this.size);
+  }
+  /** Back into the pool once written (any view of a pool buffer). */
+  give(b: Buffer): void {
+    if (b.buffer.byteLength === this.size && this.#free.length < this.keep && !this.#free.includes(b.buffer as ArrayBuffer)) {
+      this.#free.push(b.buffer as ArrayBuffer);
+    }
+  }
+}
+
+/** Enough for a few uploads' queues and writes in flight; more are allocated and left to the GC. */
+const batchBuffers = new BatchBuffers(WRITE_AT_LEAST, 32);
 
 /** The buffers minus their first `n` bytes (after a short write). */
 function dropBytes(buffers: Buffer[], n: number): Buffer[] {
