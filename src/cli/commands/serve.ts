@@ -9,7 +9,6 @@ import { VERSION } from '../../version.ts';
 // Static: a few lines with no imports, where a dynamic import would cost a chunk of its own.
 import { holdUntil } from '../../server/middleware/hold.ts';
 import { announceStarted } from '../../boot/started.ts';
-import { keepSmallHeapLimitsAfterIdle } from '../../boot/heap.ts';
 import type { Logger } from '../../services/context.ts';
 import type { Services } from '../../services/index.ts';
 
@@ -84,7 +83,6 @@ export function serveCommand(): Command {
 }
 
 async function serve(rootArg: string | undefined, opts: ServeOptions, cmd: Command): Promise<void> {
-  keepSmallHeapLimitsAfterIdle();
   const { openDatabase } = await import('../../storage/db.ts');
   const { createServices, followTheDisk, shutdownServices } = await import('../../services/index.ts');
   const { createAdmin, ensureSettings, planAdmin } = await import('../../services/setup.ts');
