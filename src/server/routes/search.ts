@@ -17,6 +17,7 @@ import { listingType } from '../../services/files/types.ts';
 import { ndjsonStream } from '../../services/search/ndjson.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { searchResultJson } from '../present.ts';
 
 const PREFIX = '/api/search';
 const searchInput = { query: SearchQuerySchema };
@@ -31,6 +32,7 @@ async function search(ctx: FmContext): Promise<void> {
   ctx.type = 'application/x-ndjson';
   ctx.set('X-Accel-Buffering', 'no'); // proxies must not hold the stream back
   ctx.body = ndjsonStream(results(ctx, access, target, query, controller.signal), controller, {
+    render: searchResultJson,
     onError: (err) => ctx.services.log.error(`search in ${target.virtual} failed: ${(err as Error).message}`),
   });
 }
