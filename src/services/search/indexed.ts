@@ -10,7 +10,7 @@ import type { SearchIndex } from '../indexer/index.ts';
 import { hasFilters, matches, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
 
-/** Hits per batch; the event loop gets a turn between batches. */
+/** The index's hits per batch at most; the event loop gets a turn after each. */
 const BATCH = 1000;
 
 export class IndexedSearch implements SearchService {
@@ -32,9 +32,11 @@ export class IndexedSearch implements SearchService {
     const base = target.virtual === '/' ? '' : target.virtual;
     const rootAbs = target.real;
     let batch: SearchResult[] = [];
+    let n = 0;
     for (const hit of this.index.query(target.real, query.terms, query.caseSensitive, filter)) {
-      if (batch.length === BATCH) {
-        yield batch;
+      // Counted in the index's hits, not the visible ones: hits the rules hide take turns too.
+      if (++n % BATCH === 0) {
+        if (batch.length) yield batch;
         batch = [];
         await yieldToLoop();
       }
