@@ -10,6 +10,8 @@ import type { ShareRecord } from '../storage/repos/shares.ts';
 import type { AccessTokenDto } from '../api/tokens.ts';
 import type { AccessTokenRecord } from '../storage/repos/access-tokens.ts';
 import { userData, type UserRecord } from '../storage/repos/users.ts';
+import type { SearchResultDto } from '../api/files.ts';
+import { makeQuote } from '../services/files/listing-render.ts';
 
 /** A user as the API shows it; non-admin viewers do not see scopes. */
 export function presentUser(u: UserRecord, viewer: UserRecord): UserDto {
@@ -57,4 +59,12 @@ export function presentSettings(s: SharedSettings, effectiveMethod: string) {
       oidc,
     },
   };
+}
+
+const quote = makeQuote();
+
+/** A search hit's NDJSON line, byte for byte what JSON.stringify of the DTO gives, without its cost per hit (thousands a query). */
+export function searchResultJson(r: SearchResultDto): string {
+  const head = `{"dir":${r.dir},"path":${quote(r.path)},"size":${r.size},"modified":"${r.modified}"`;
+  return r.type === undefined ? `${head}}` : `${head},"type":"${r.type}"}`;
 }

@@ -203,6 +203,22 @@ describe('search index', () => {
     ).toEqual([]);
   });
 
+  it('streams every hit once when there are more than one batch of them', async () => {
+    // The index hands hits over in batches of 1,000 (services/search/indexed.ts).
+    const staging = path.join(path.dirname(root), 'many-staging');
+    fs.mkdirSync(staging);
+    for (let i = 0; i < 2345; i++) fs.writeFileSync(path.join(staging, `batch-${i}.txt`), '');
+    fs.renameSync(staging, path.join(root, 'many'));
+    const hits = await eventually(
+      () => search(indexAdmin, '/', 'batch-'),
+      (r) => r.length >= 2345,
+      5000,
+    );
+    expect(hits).toEqual(await search(walkAdmin, '/', 'batch-'));
+    expect(new Set(hits).size).toBe(2345);
+    fs.rmSync(path.join(root, 'many'), { recursive: true });
+  });
+
   it('reports its state to admins only', async () => {
     const status = await indexAdmin.json<{ ready: boolean; entries: number; watching: string }>('/api/search-status');
     expect(status.ready).toBe(true);

@@ -6,6 +6,7 @@ import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
 import { columnLength } from '../../src/services/indexer/columns.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { nameMatcher } from '../../src/services/indexer/match.ts';
+import { Parents } from '../../src/services/indexer/parents.ts';
 
 const file = (name: string, size = 1, mtimeMs = 1000.25) => ({ name, size, mtimeMs, isDir: false, isLink: false, type: 'text' as const });
 const dir = (name: string) => ({ name, size: 0, mtimeMs: 1700000000123.5, isDir: true, isLink: false, type: '' as const });
@@ -250,5 +251,38 @@ describe('snapshots of the packed store', () => {
     expect(loadSnapshot(snapshot, '/root', () => {})).toBeUndefined();
     fs.writeFileSync(snapshot, bytes);
     expect(loadSnapshot(snapshot, '/root', () => {})?.live).toBe(2);
+  });
+});
+
+describe('Parents', () => {
+  it('answers every id like a column would, for runs, interleaved folders and lookups in any order', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const p = new Parents();
+    const column: number[] = [];
+    let parent = -1;
+    for (let id = 0; id < 20_000; id++) {
+      // Mostly runs of one folder, sometimes another folder or a lone entry.
+      if (random() < 0.05) parent = Math.floor(random() * 500);
+      p.push(id, parent);
+      column.push(parent);
+    }
+    expect(p.count).toBeLessThan(2000);
+    for (let id = 0; id < column.length; id++) expect(p.get(id)).toBe(column[id]);
+    for (let i = 0; i < 20_000; i++) {
+      const id = Math.floor(random() * column.length);
+      expect(p.get(id)).toBe(column[id]);
+    }
+  });
+
+  it('keeps each entry under its folder when folders are filled in turns', () => {
+    const s = new EntryStore();
+    const a = s.add(ROOT_ID, dir('a'));
+    const b = s.add(ROOT_ID, dir('b'));
+    for (let i = 0; i < 50; i++) s.add(i % 3 ? a : b, file(`f${i}`));
+    expect(s.childIds(a).every((id) => s.parentOf(id) === a && s.pathOf(id).startsWith('/a/'))).toBe(true);
+    expect(s.childIds(b).every((id) => s.parentOf(id) === b && s.pathOf(id).startsWith('/b/'))).toBe(true);
+    expect(s.parentOf(a)).toBe(ROOT_ID);
+    expect(s.parentOf(ROOT_ID)).toBe(-1);
   });
 });

@@ -82,6 +82,34 @@ describe('TrigramIndex', () => {
       expect([...(t.candidates('abc') ?? [])]).toEqual(ids);
     }
   });
+
+  it('gives the same ids once packed, across several pools, and after live additions and a second packing', () => {
+    // Enough postings that the build's chunks outgrow the first pool and come from mapped ones.
+    const t = new TrigramIndex();
+    const expected = new Map<string, number[]>();
+    const add = (id: number, name: string) => {
+      t.add(id, name);
+      for (let i = 0; i + 3 <= name.length; i++) {
+        const tri = name.slice(i, i + 3);
+        const list = expected.get(tri) ?? [];
+        if (list[list.length - 1] !== id) list.push(id);
+        expected.set(tri, list);
+      }
+    };
+    const check = () => {
+      for (const [tri, ids] of expected) expect([...(t.candidates(tri) ?? [])], tri).toEqual(ids);
+    };
+    let id = 0;
+    for (let i = 0; i < 60_000; i++) add((id += 1 + (i % 7 === 0 ? i % 300 : 0)), `f${i % 97}-${(i * 7919) % 1000}.t${i % 5}`);
+    expect(t.bytes()).toBeGreaterThan(200_000);
+    check();
+    t.trim();
+    check();
+    for (let i = 0; i < 500; i++) add((id += 1 + (i % 3)), `f${i % 97}-live${i}.t${i % 5}`);
+    check();
+    t.trim();
+    check();
+  });
 });
 
 describe('SearchIndex on a real folder', () => {

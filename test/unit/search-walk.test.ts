@@ -39,8 +39,8 @@ async function access(opts: { rules?: Partial<Rule>[]; hideDotfiles?: boolean; s
 async function run(a: Access, dir: string, query: string): Promise<string[]> {
   const target = await gate.resolve(a, dir, 'read');
   const out: string[] = [];
-  for await (const r of new WalkSearch(gate).search(a, target, parseQuery(query), new AbortController().signal)) {
-    out.push(`${r.virtual}${r.dir ? '/' : ''}`);
+  for await (const batch of new WalkSearch(gate).search(a, target, parseQuery(query), new AbortController().signal)) {
+    for (const r of batch) out.push(`${r.virtual}${r.dir ? '/' : ''}`);
   }
   return out.sort();
 }

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { SettingsSchema } from '../../src/schemas/settings.ts';
 import { UserDataSchema } from '../../src/schemas/user.ts';
-import { presentSettings, presentShare, presentUser, presentUserForConsole } from '../../src/server/present.ts';
+import { presentSettings, presentShare, presentUser, presentUserForConsole, searchResultJson } from '../../src/server/present.ts';
+import type { SearchResultDto } from '../../src/api/files.ts';
 import type { ShareRecord } from '../../src/storage/repos/shares.ts';
 import type { UserRecord } from '../../src/storage/repos/users.ts';
 
@@ -69,5 +70,19 @@ describe('presenters', () => {
     expect(dto.authMethod).toBe('noauth');
     expect(dto.auth.recaptcha).toEqual({ host: 'https://r', key: 'k' });
     expect(JSON.stringify(dto)).not.toContain('top-secret');
+  });
+});
+
+describe('searchResultJson', () => {
+  it('writes what JSON.stringify writes, for names that need escapes too', () => {
+    const paths = ['a/b.txt', 'say "hi"\\x', 'tab\there\u0001', 'caf\u00e9/\u{1f600}.png', 'lone \ud800 half', ''];
+    for (const path of paths) {
+      for (const dto of [
+        { dir: false, path, size: 12, modified: '2026-11-24T10:00:00.123Z', type: 'image' },
+        { dir: true, path, size: 0, modified: '1970-01-01T00:00:00.000Z' },
+      ] as SearchResultDto[]) {
+        expect(searchResultJson(dto)).toBe(JSON.stringify(dto));
+      }
+    }
   });
 });

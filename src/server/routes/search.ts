@@ -17,6 +17,7 @@ import { listingType } from '../../services/files/types.ts';
 import { ndjsonStream } from '../../services/search/ndjson.ts';
 import { pathAfter, userAccess } from '../files-request.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import { searchResultJson } from '../present.ts';
 
 const PREFIX = '/api/search';
 const searchInput = { query: SearchQuerySchema };
@@ -31,26 +32,31 @@ async function search(ctx: FmContext): Promise<void> {
   ctx.type = 'application/x-ndjson';
   ctx.set('X-Accel-Buffering', 'no'); // proxies must not hold the stream back
   ctx.body = ndjsonStream(results(ctx, access, target, query, controller.signal), controller, {
+    render: (lines) => lines.map(searchResultJson).join('\n'),
     onError: (err) => ctx.services.log.error(`search in ${target.virtual} failed: ${(err as Error).message}`),
   });
 }
 
-/** The service's matches as wire lines, each re-checked against the rules before it leaves. */
+/** The service's matches as batches of wire lines (never empty), each re-checked against the rules before it leaves. */
 async function* results(
   ctx: FmContext,
   access: Access,
   target: Target,
   query: ReturnType<typeof parseQuery>,
   signal: AbortSignal,
-): AsyncGenerator<SearchResultDto> {
+): AsyncGenerator<SearchResultDto[]> {
   const { gate, search: service } = ctx.services;
   const base = target.virtual === '/' ? '/' : `${target.virtual}/`;
-  for await (const r of service.search(access, target, query, signal)) {
-    if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
-    const path = r.virtual.slice(base.length);
-    const line: SearchResultDto = { dir: r.dir, path, size: r.size, modified: isoTime(r.mtimeMs) };
-    if (!r.dir) line.type = listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
-    yield line;
+  for await (const batch of service.search(access, target, query, signal)) {
+    const lines: SearchResultDto[] = [];
+    for (const r of batch) {
+      if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
+      const path = r.virtual.slice(base.length);
+      const line: SearchResultDto = { dir: r.dir, path, size: r.size, modified: isoTime(r.mtimeMs) };
+      if (!r.dir) line.type = listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
+      lines.push(line);
+    }
+    if (lines.length) yield lines;
   }
 }
 

@@ -366,7 +366,7 @@ export class SearchIndex {
     // Hits come in runs from the same folder: its path is spelt once per query.
     const folderPaths = new Map<number, string>();
     const hit = (id: number): IndexHit => {
-      const parent = store.parent[id];
+      const parent = store.parentOf(id);
       let folder = folderPaths.get(parent);
       if (folder === undefined) {
         folder = store.pathOf(parent);

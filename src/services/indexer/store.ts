@@ -2,8 +2,9 @@
  * The entries of the search index, stored as columns so a million entries cost a few tens of
  * megabytes and almost nothing for the garbage collector to trace: names packed one after the
  * other into one byte buffer (the UTF-8 of fm's string form, files/disk/names.ts, so a name that
- * is not UTF-8 keeps its exact bytes), parent ids, size, modified time, flags. A folder's entries
- * mostly have consecutive ids, so the next sibling is a flag (id + 1) and a small map for the rest.
+ * is not UTF-8 keeps its exact bytes), size, modified time, flags. A folder's entries mostly have
+ * consecutive ids, so the next sibling is a flag (id + 1) and a small map for the rest, and the
+ * parent is kept per run of ids (parents.ts).
  * Folders have a slot in a few more columns (first and last child, total size and count below).
  * Ids are never reused while the store lives and names never change for an id (a rename is a
  * removal plus an addition), so trigram posting lists stay sorted; removed entries are
@@ -12,6 +13,7 @@
 
 import { columnLength, grownColumn as grown } from './columns.ts';
 import { NameOffsets } from './name-offsets.ts';
+import { Parents } from './parents.ts';
 import { freeNow } from './free-now.ts';
 
 export const FLAG_DIR = 1;
@@ -48,7 +50,7 @@ function grownBytes(bytes: Buffer<ArrayBuffer>, used: number, size: number): Buf
 }
 
 export class EntryStore {
-  parent = new Int32Array(1024);
+  private readonly parents = new Parents();
   /** The next entry of the same folder where it is not id + 1 (FLAG_NEXT); none when absent. */
   private readonly nextFar = new Map<number, number>();
   flags = new Uint8Array(1024);
@@ -87,13 +89,12 @@ export class EntryStore {
     if (min <= this.capacity) return;
     // A reservation is exact; growth by doubling.
     const exact = this.count === 0;
-    this.parent = grown(this.parent, min, exact);
     this.flags = grown(this.flags, min, exact);
     this.mtime = grown(this.mtime, min, exact);
     this.sizeOrSlot = grown(this.sizeOrSlot, min, exact);
     this.names.grow(min, exact);
     // Columns may be longer than asked (columns.ts), each by its own element size.
-    this.capacity = Math.min(this.parent.length, this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.names.capacity);
+    this.capacity = Math.min(this.flags.length, this.mtime.length, this.sizeOrSlot.length, this.names.capacity);
   }
 
   private newFolderSlot(): number {
@@ -139,7 +140,7 @@ export class EntryStore {
   private pushColumns(parent: number, flags: number, size: number, mtimeMs: number): number {
     const id = this.count++;
     this.growEntries(this.count);
-    this.parent[id] = parent;
+    this.parents.push(id, parent);
     this.mtime[id] = mtimeMs;
     this.flags[id] = flags;
     if (flags & FLAG_DIR) this.sizeOrSlot[id] = this.newFolderSlot();
@@ -156,6 +157,11 @@ export class EntryStore {
       this.sizeOrSlot[id] = size;
       this.bigSizes.delete(id);
     }
+  }
+
+  /** The folder an entry is in (-1 for the root). */
+  parentOf(id: number): number {
+    return this.parents.get(id);
   }
 
   isDir(id: number): boolean {
@@ -345,22 +351,22 @@ export class EntryStore {
     const delta = size - this.sizeOf(id);
     if (delta) {
       this.setFileSize(id, size);
-      this.addTreeSize(this.parent[id], delta);
+      this.addTreeSize(this.parentOf(id), delta);
     }
   }
 
   private addTreeSize(dir: number, delta: number): void {
-    for (let d = dir; d >= 0; d = this.parent[d]) this.treeBytes[this.sizeOrSlot[d]] += delta;
+    for (let d = dir; d >= 0; d = this.parentOf(d)) this.treeBytes[this.sizeOrSlot[d]] += delta;
   }
 
   private addTreeCount(dir: number, delta: number): void {
-    for (let d = dir; d >= 0; d = this.parent[d]) this.treeEntries[this.sizeOrSlot[d]] += delta;
+    for (let d = dir; d >= 0; d = this.parentOf(d)) this.treeEntries[this.sizeOrSlot[d]] += delta;
   }
 
   /** Removes an entry and everything under it; returns the removed ids. */
   remove(id: number): number[] {
     if (id === ROOT_ID || this.isDead(id)) return [];
-    const parent = this.parent[id];
+    const parent = this.parentOf(id);
     this.unlink(parent, id);
     this.addTreeSize(parent, -this.treeSizeOf(id));
     this.addTreeCount(parent, -(this.treeCountOf(id) + 1));
@@ -400,7 +406,7 @@ export class EntryStore {
   pathOf(id: number): string {
     if (id === ROOT_ID) return '';
     const parts: string[] = [];
-    for (let cur = id; cur !== ROOT_ID && cur >= 0; cur = this.parent[cur]) parts.push(this.name(cur));
+    for (let cur = id; cur !== ROOT_ID && cur >= 0; cur = this.parentOf(cur)) parts.push(this.name(cur));
     return `/${parts.reverse().join('/')}`;
   }
 
@@ -417,7 +423,7 @@ export class EntryStore {
 
   /** Whether `id` is `ancestor` or below it. */
   isUnder(id: number, ancestor: number): boolean {
-    for (let cur = id; cur >= 0; cur = this.parent[cur]) if (cur === ancestor) return true;
+    for (let cur = id; cur >= 0; cur = this.parentOf(cur)) if (cur === ancestor) return true;
     return false;
   }
 

@@ -3,24 +3,67 @@
  * contain it. A substring query takes the rarest trigram of its term and verifies only those
  * candidates, instead of scanning every name. Trigram keys fold characters to 10 bits each;
  * collisions only add candidates, which verification removes. Posting lists are stored as
- * varint-encoded gaps and runs of consecutive ids in chunks (at most about one byte per posting,
- * far less where neighbours share trigrams), so a million names with fifteen trigrams each cost
- * a few MB rather than 60.
+ * varint-encoded gaps and runs of consecutive ids (at most about one byte per posting, far less
+ * where neighbours share trigrams), so a million names with fifteen trigrams each cost a few MB
+ * rather than 60.
+ *
+ * Where the bytes live: during a bulk build, lists grow in chunks carved from a few large pools
+ * (mapped memory, columns.ts), never copied; `trim` then packs every list into one buffer of
+ * exactly their bytes and drops the pools. Growing each list in its own doubling array left the
+ * outgrown copies as holes in malloc's heap, resident after the build (~6 MiB for a million
+ * names). Ids added after packing go to small chunks of the list's own.
  */
 
+import { columnLength } from './columns.ts';
 import { freeNow } from './free-now.ts';
 
 const FIRST = 8;
 const CHUNK = 16 * 1024;
+const POOL = 64 * 1024;
+
+/** Hands out chunks for posting lists: from pools while building, on their own after packing. */
+class ChunkSource {
+  private pools: Uint8Array[] = [];
+  private pool: Uint8Array | undefined;
+  private used = 0;
+  /** Whether chunks come from pools (a bulk build since the last `trim`). */
+  pooled = true;
+
+  chunk(size: number): Uint8Array {
+    if (!this.pooled) return new Uint8Array(size);
+    if (!this.pool || this.used + size > this.pool.length) {
+      // A small first pool for a small tree; then mapped ones (columns.ts), of which only the
+      // pages written to become resident.
+      this.pool = new Uint8Array(this.pool ? columnLength(1, POOL + 1) : POOL);
+      this.pools.push(this.pool);
+      this.used = 0;
+    }
+    const chunk = this.pool.subarray(this.used, this.used + size);
+    this.used += size;
+    return chunk;
+  }
+
+  /** Frees the pools (every chunk carved from them must be dropped first) and stops pooling. */
+  release(): void {
+    if (this.pools.length) freeNow(...this.pools);
+    this.pools = [];
+    this.pool = undefined;
+    this.pooled = false;
+  }
+}
 
 /**
  * One trigram's ids, ascending, as records of varints: (gap from the previous record's last id)
  * × 2 + 1 when a run of consecutive ids follows, then the run's length − 1. Entries of one
  * folder get consecutive ids and often share trigrams (an extension, a prefix), so a run costs
  * a few bytes however long it is. The last record stays open (in fields) until a gap ends it.
+ * Written records are `packed[from .. to)` (a buffer shared by every list), then `chunks`.
  */
 class Postings {
-  chunks: Uint8Array[] = [new Uint8Array(FIRST)];
+  packed: Uint8Array | undefined;
+  from = 0;
+  to = 0;
+  chunks: Uint8Array[] = [];
   /** Bytes used in the last chunk. */
   used = 0;
   len = 0;
@@ -30,6 +73,8 @@ class Postings {
   /** The open record: its first id and how many consecutive ids follow it. */
   private start = -1;
   private extra = 0;
+
+  constructor(private readonly source: ChunkSource) {}
 
   push(id: number): void {
     if (id <= this.last) return;
@@ -64,28 +109,42 @@ class Postings {
   }
 
   private put(byte: number): void {
-    let chunk = this.chunks[this.chunks.length - 1];
-    if (this.used === chunk.length) {
-      if (chunk.length < CHUNK) {
-        const bigger = new Uint8Array(Math.min(CHUNK, Math.max(FIRST, chunk.length * 2)));
-        bigger.set(chunk);
-        this.chunks[this.chunks.length - 1] = chunk = bigger;
-      } else {
-        chunk = new Uint8Array(CHUNK);
-        this.chunks.push(chunk);
-        this.used = 0;
-      }
+    const n = this.chunks.length;
+    let chunk = this.chunks[n - 1];
+    if (!chunk || this.used === chunk.length) {
+      // Chunks double up to CHUNK and are chained, never copied.
+      chunk = this.source.chunk(chunk ? Math.min(CHUNK, chunk.length * 2) : FIRST);
+      this.chunks.push(chunk);
+      this.used = 0;
     }
     chunk[this.used++] = byte;
   }
 
-  /** Shortens the last chunk to its bytes; returns the outgrown one (to be freed), if any. */
-  trim(): Uint8Array | undefined {
-    const i = this.chunks.length - 1;
-    const last = this.chunks[i];
-    if (last.length === this.used) return undefined;
-    this.chunks[i] = last.slice(0, this.used);
-    return last;
+  /** Bytes of written records. */
+  writtenBytes(): number {
+    let n = this.to - this.from;
+    const last = this.chunks.length - 1;
+    for (let c = 0; c < last; c++) n += this.chunks[c].length;
+    return last >= 0 ? n + this.used : n;
+  }
+
+  /** Copies the written records into `target` at `at` and reads them from there on; returns the end. */
+  packInto(target: Uint8Array, at: number): number {
+    const start = at;
+    if (this.packed) target.set(this.packed.subarray(this.from, this.to), at);
+    at += this.to - this.from;
+    const last = this.chunks.length - 1;
+    for (let c = 0; c <= last; c++) {
+      const chunk = this.chunks[c];
+      target.set(c === last ? chunk.subarray(0, this.used) : chunk, at);
+      at += c === last ? this.used : chunk.length;
+    }
+    this.packed = target;
+    this.from = start;
+    this.to = at;
+    this.chunks = [];
+    this.used = 0;
+    return at;
   }
 
   /** Decodes the ids in ascending order. */
@@ -96,11 +155,14 @@ class Postings {
     /** The record's first id while its run length is being read. */
     let runFrom = -1;
     const n = this.chunks.length;
-    for (let c = 0; c < n; c++) {
-      const chunk = this.chunks[c];
-      const end = c === n - 1 ? this.used : chunk.length;
-      for (let i = 0; i < end; i++) {
-        const b = chunk[i];
+    // Segment -1 is the packed part; records never span segments.
+    for (let c = -1; c < n; c++) {
+      const seg = c < 0 ? this.packed : this.chunks[c];
+      if (!seg) continue;
+      const begin = c < 0 ? this.from : 0;
+      const end = c < 0 ? this.to : c === n - 1 ? this.used : seg.length;
+      for (let i = begin; i < end; i++) {
+        const b = seg[i];
         acc += (b & 0x7f) * shift;
         if (b & 0x80) {
           shift *= 128;
@@ -124,8 +186,9 @@ class Postings {
     if (this.start >= 0) for (let id = this.start; id <= this.start + this.extra; id++) yield id;
   }
 
+  /** Bytes held (the packed part counted as its own share). */
   bytes(): number {
-    let n = 0;
+    let n = this.to - this.from;
     for (const c of this.chunks) n += c.byteLength;
     return n;
   }
@@ -137,6 +200,9 @@ export function trigramKey(s: string, i: number): number {
 
 export class TrigramIndex {
   private readonly map = new Map<number, Postings>();
+  private readonly source = new ChunkSource();
+  /** The buffer every list's written records were packed into by the last `trim`. */
+  private packed: Uint8Array | undefined;
 
   /** Indexes a lower-cased name under an id. Ids must be added in increasing order. */
   add(id: number, lower: string): void {
@@ -144,7 +210,7 @@ export class TrigramIndex {
       const key = trigramKey(lower, i);
       let p = this.map.get(key);
       if (!p) {
-        p = new Postings();
+        p = new Postings(this.source);
         this.map.set(key, p);
       }
       p.push(id);
@@ -176,7 +242,7 @@ export class TrigramIndex {
       const key = (a << 20) | (b << 10) | c;
       let p = this.map.get(key);
       if (!p) {
-        p = new Postings();
+        p = new Postings(this.source);
         this.map.set(key, p);
       }
       p.push(id);
@@ -185,14 +251,21 @@ export class TrigramIndex {
     }
   }
 
-  /** Releases growth slack after a bulk build. */
+  /**
+   * After a bulk build (and whenever called again): packs every list's written records into one
+   * buffer of their exact size and frees the pools and the previous buffer. Later additions
+   * go to small chunks of each list's own. Only for an index no query is reading (a bulk build
+   * or compaction before it is swapped in): the arrays a paused query reads are freed.
+   */
   trim(): void {
-    const outgrown: Uint8Array[] = [];
-    for (const p of this.map.values()) {
-      const old = p.trim();
-      if (old) outgrown.push(old);
-    }
-    if (outgrown.length) freeNow(...outgrown);
+    let total = 0;
+    for (const p of this.map.values()) total += p.writtenBytes();
+    const packed = new Uint8Array(columnLength(1, total));
+    let at = 0;
+    for (const p of this.map.values()) at = p.packInto(packed, at);
+    this.source.release();
+    if (this.packed) freeNow(this.packed);
+    this.packed = packed;
   }
 
   /**

@@ -23,11 +23,12 @@ export interface SearchResult {
 export interface SearchService {
   /**
    * Streams the entries under `target` (a folder resolved for `access`) that match `query`,
-   * excluding `target` itself. Only entries the access may see are yielded: rules, hidden
+   * excluding `target` itself, in batches (the index finds thousands at once: one step of the
+   * stream each, not one per hit; the walk yields each as it finds it). Only entries the access may see are yielded: rules, hidden
    * dotfiles and fm's own files are applied, denied folders are not entered. Iteration stops
    * soon after `signal` aborts.
    */
-  search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncIterable<SearchResult>;
+  search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncIterable<SearchResult[]>;
 }
 
 /** The search service: the live index when given and ready, the walk otherwise. */

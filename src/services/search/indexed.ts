@@ -10,7 +10,8 @@ import type { SearchIndex } from '../indexer/index.ts';
 import { hasFilters, matches, type SearchQuery } from './query.ts';
 import type { SearchResult, SearchService } from './index.ts';
 
-const YIELD_EVERY = 1000;
+/** The index's hits per batch at most; the event loop gets a turn after each. */
+const BATCH = 1000;
 
 export class IndexedSearch implements SearchService {
   constructor(
@@ -19,7 +20,7 @@ export class IndexedSearch implements SearchService {
     private readonly fallback: SearchService,
   ) {}
 
-  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult> {
+  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult[]> {
     if (!target.isDir || signal.aborted) return;
     if (!this.index.isReady) {
       yield* this.fallback.search(access, target, query, signal);
@@ -30,9 +31,15 @@ export class IndexedSearch implements SearchService {
     const filter = hasFilters(others) ? (e: { name: string; isDir: boolean; size: number; mtimeMs: number }) => matches(others, e) : undefined;
     const base = target.virtual === '/' ? '' : target.virtual;
     const rootAbs = target.real;
+    let batch: SearchResult[] = [];
     let n = 0;
     for (const hit of this.index.query(target.real, query.terms, query.caseSensitive, filter)) {
-      if (++n % YIELD_EVERY === 0) await yieldToLoop();
+      // Counted in the index's hits, not the visible ones: hits the rules hide take turns too.
+      if (++n % BATCH === 0) {
+        if (batch.length) yield batch;
+        batch = [];
+        await yieldToLoop();
+      }
       if (signal.aborted) return;
       const virtual = `${base}/${hit.rel}`;
       if (!this.visibleWithAncestors(access, base, virtual)) continue;
@@ -43,8 +50,9 @@ export class IndexedSearch implements SearchService {
         dir = resolved !== 'dangling' && resolved.stat.isDirectory();
         if (resolved !== 'dangling') ({ size, mtimeMs } = resolved.stat);
       }
-      yield { virtual, dir, size: dir ? 0 : size, mtimeMs };
+      batch.push({ virtual, dir, size: dir ? 0 : size, mtimeMs });
     }
+    if (batch.length && !signal.aborted) yield batch;
   }
 
   /** The walk prunes denied folders; the index must hide what lies below them too. */

@@ -8,10 +8,12 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 
-export interface NdjsonOptions {
+export interface NdjsonOptions<T> {
   heartbeatMs?: number;
   flushMs?: number;
   flushBytes?: number;
+  /** One item's JSON (without the newline); JSON.stringify unless given. */
+  render?: (item: T) => string;
   /** Called when the source fails mid-stream (the stream then ends early). */
   onError?: (err: unknown) => void;
 }
@@ -20,10 +22,12 @@ export interface NdjsonOptions {
  * A readable of NDJSON lines from `source`. `controller` is aborted when the readable closes,
  * which must make `source` stop (pass its signal to the producer).
  */
-export function ndjsonStream<T>(source: AsyncIterable<T>, controller: AbortController, opts: NdjsonOptions = {}): Readable {
+export function ndjsonStream<T>(source: AsyncIterable<T>, controller: AbortController, opts: NdjsonOptions<T> = {}): Readable {
   const heartbeatMs = opts.heartbeatMs ?? 5000;
   const flushMs = opts.flushMs ?? 50;
-  const flushBytes = opts.flushBytes ?? 16 * 1024;
+  // Large chunks: each is a write to the socket, and a search's hits come by the thousand.
+  const flushBytes = opts.flushBytes ?? 64 * 1024;
+  const render = opts.render ?? ((item: T) => JSON.stringify(item));
   const out = new PassThrough();
   const { signal } = controller;
   out.once('close', () => controller.abort(new Error('the client went away')));
@@ -56,7 +60,7 @@ export function ndjsonStream<T>(source: AsyncIterable<T>, controller: AbortContr
     try {
       for await (const item of source) {
         if (signal.aborted) break;
-        pending += `${JSON.stringify(item)}\n`;
+        pending += `${render(item)}\n`;
         if (pending.length >= flushBytes) {
           if (!flush()) await once(out, 'drain', { signal });
         } else {

@@ -16,7 +16,7 @@ import type { SearchResult, SearchService } from './index.ts';
 export class WalkSearch implements SearchService {
   constructor(private readonly gate: Gate) {}
 
-  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult> {
+  async *search(access: Access, target: Target, query: SearchQuery, signal: AbortSignal): AsyncGenerator<SearchResult[]> {
     if (!target.isDir || signal.aborted) return;
     const withStat = needsStat(query);
     let stats = 0;
@@ -42,7 +42,7 @@ export class WalkSearch implements SearchService {
       if (matches(query, { name: dirent.name, isDir, size: st?.size, mtimeMs: st?.mtimeMs })) {
         // Only matches are stat-ed for the result's size and date, not every entry walked.
         const info = st ?? lstatOrUndefined(entry.abs);
-        yield { virtual: entry.virtual, dir: isDir, size: isDir ? 0 : (info?.size ?? 0), mtimeMs: info?.mtimeMs ?? 0 };
+        yield [{ virtual: entry.virtual, dir: isDir, size: isDir ? 0 : (info?.size ?? 0), mtimeMs: info?.mtimeMs ?? 0 }];
       }
     }
   }
