@@ -2,10 +2,12 @@
 import type { FileInfoDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
-import { hasEscapes } from './disk/names.ts';
+import { hasEscapes, nameBytes } from './disk/names.ts';
+import type { EntryStore } from '../indexer/store.ts';
 import { ascendingOrder, type FolderNames, firstInOrder, readFolderNames, sortSoon } from './folder-names.ts';
 import { entriesAt, listingJson, statEntries, visibilityIn, visibilityKey } from './listing.ts';
-import { takeMerged, visibleSplit } from './visible-split.ts';
+import { takeMerged, type VisibleSplit, visibleSplit } from './visible-split.ts';
+import { indexedSplit, type ListedFolder } from './listing-indexed.ts';
 import { renderedListing } from './listing-memo.ts';
 
 /** A first page is selected rather than sorted when the folder holds at least this many times its entries. */
@@ -16,8 +18,9 @@ const SELECT_MIN = 8;
  * their d_type kinds (links resolved through the gate, those leaving the scope left out) in one
  * pass, and only the page's entries are stat'ed: once the folder's names are known, the first
  * page of a huge folder costs little more than a small folder; once they are sorted, the
- * visible split kept with them (visible-split.ts) spares the pass over every name too. numDirs,
- * numFiles and numTotal count the folder.
+ * visible split kept with them (visible-split.ts) spares the pass over every name too. A folder
+ * the live index provably holds as it is now (`listed`, listing-indexed.ts) is not read at all:
+ * its names come in order from the index. numDirs, numFiles and numTotal count the folder.
  */
 export async function renderNamePage(
   gate: Gate,
@@ -25,31 +28,80 @@ export async function renderNamePage(
   base: FileInfoDto,
   sorting: Sorting,
   page: { offset: number; limit: number },
+  listed?: ListedFolder,
 ): Promise<Buffer> {
   const shows = visibilityIn(gate, target);
-  const folder = await readFolderNames(target.real, target.stat);
-  const n = folder.names.length;
-  // The first page of a large folder not sorted yet: select it rather than sort everything first.
-  const select = !folder.ascending && page.offset === 0 && n >= SELECT_MIN * page.limit;
-  const { slice, numDirs, numFiles } = select
-    ? selectedPage(gate, target, folder, shows, sorting, page.limit)
-    : sortedPage(gate, target, folder, visibilityKey(gate, target), shows, sorting, page);
-  const { names, bytes } = folder;
+  const indexed = listed && target.stat ? listed(target.real, target.stat) : undefined;
+  const { names, bytes, numDirs, numFiles } = indexed
+    ? indexedPage(gate, target, indexed, shows, sorting, page)
+    : await diskPage(gate, target, shows, sorting, page);
   const sub = entriesAt(target);
-  sub.names = slice.map((i) => names[i]);
-  if (bytes) sub.nameBytes = slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
+  sub.names = names;
+  if (bytes) sub.nameBytes = bytes;
   const scan = await statEntries(gate, target, sub);
   scan.numDirs = numDirs;
   scan.numFiles = numFiles;
   const total = numDirs + numFiles;
   return renderedListing(target.real, { scan, base, sorting, ...page }, () => {
     const order: number[] = [];
-    for (let i = 0; i < slice.length; i++) if (scan.present[i]) order.push(i);
+    for (let i = 0; i < names.length; i++) if (scan.present[i]) order.push(i);
     return listingJson(scan, base, sorting, order, true, total);
   });
 }
 
-/** The page's folder indices in listing order, and the folder's visible counts. */
+/** The page's names in listing order (with their bytes where some name is not UTF-8), and the folder's visible counts. */
+interface PageNames {
+  names: string[];
+  bytes?: Array<Buffer | undefined>;
+  numDirs: number;
+  numFiles: number;
+}
+
+/** A page from the folder's names as read from the disk (or remembered, folder-names.ts). */
+async function diskPage(
+  gate: Gate,
+  target: Target,
+  shows: (name: string) => boolean,
+  sorting: Sorting,
+  page: { offset: number; limit: number },
+): Promise<PageNames> {
+  const folder = await readFolderNames(target.real, target.stat);
+  const { names, bytes } = folder;
+  // The first page of a large folder not sorted yet: select it rather than sort everything first.
+  const select = !folder.ascending && page.offset === 0 && names.length >= SELECT_MIN * page.limit;
+  let slice: number[];
+  let counts: { numDirs: number; numFiles: number };
+  if (select) ({ slice, ...counts } = selectedPage(gate, target, folder, shows, sorting, page.limit));
+  else {
+    const ascending = ascendingOrder(folder);
+    const split = visibleSplit(folder, ascending, visibilityKey(gate, target), shows);
+    const ranks = pageOfSplit(gate, target, split, (r) => names[ascending[r]], sorting, page);
+    slice = ranks.slice.map((r) => ascending[r]);
+    counts = ranks;
+  }
+  const pageNames = slice.map((i) => names[i]);
+  return { names: pageNames, bytes: bytes && slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined)), ...counts };
+}
+
+/** A page from the live index's children of a folder it provably holds as it is (listing-indexed.ts). */
+function indexedPage(
+  gate: Gate,
+  target: Target,
+  indexed: { store: EntryStore; id: number },
+  shows: (name: string) => boolean,
+  sorting: Sorting,
+  page: { offset: number; limit: number },
+): PageNames {
+  const { store } = indexed;
+  const onlyOwn = target.access.rules.isEmpty && gate.protectedNamesIn(target.real).size === 0;
+  const split = indexedSplit(indexed, target.real, target.stat!, visibilityKey(gate, target), onlyOwn ? undefined : shows);
+  const ranks = pageOfSplit(gate, target, split, (r) => store.name(split.ids[r]), sorting, page);
+  const names = ranks.slice.map((r) => store.name(split.ids[r]));
+  const escaped = names.some(hasEscapes);
+  return { names, bytes: escaped ? names.map((n) => (hasEscapes(n) ? nameBytes(n) : undefined)) : undefined, numDirs: ranks.numDirs, numFiles: ranks.numFiles };
+}
+
+/** A page's entries (as ranks, or folder indices when selected) in listing order, and the folder's visible counts. */
 interface PageSlice {
   slice: number[];
   numDirs: number;
@@ -63,23 +115,20 @@ function linkKind(gate: Gate, target: Target, prefix: string, name: string): 'di
   return resolved !== 'dangling' && resolved.stat.isDirectory() ? 'dir' : 'file';
 }
 
-/** A page of a sorted folder: its visible split (kept with the names) read by position, links resolved now. */
-function sortedPage(
+/** A page of a sorted folder's visible split, read by position: its links resolved now (`nameAt`: the name of a rank). */
+function pageOfSplit(
   gate: Gate,
   target: Target,
-  folder: FolderNames,
-  key: string,
-  shows: (name: string) => boolean,
+  split: Omit<VisibleSplit, 'key'>,
+  nameAt: (rank: number) => string,
   sorting: Sorting,
   page: { offset: number; limit: number },
 ): PageSlice {
-  const ascending = ascendingOrder(folder);
-  const split = visibleSplit(folder, ascending, key, shows);
   const linkDirs: number[] = [];
   const linkFiles: number[] = [];
   const { prefix } = entriesAt(target);
   for (const r of split.links) {
-    const kind = linkKind(gate, target, prefix, folder.names[ascending[r]]);
+    const kind = linkKind(gate, target, prefix, nameAt(r));
     if (kind !== 'denied') (kind === 'dir' ? linkDirs : linkFiles).push(r);
   }
   const numDirs = split.dirs.length + linkDirs.length;
@@ -87,8 +136,7 @@ function sortedPage(
   const { offset, limit } = page;
   const fromDirs = takeMerged(split.dirs, linkDirs, offset, Math.min(limit, numDirs - offset), sorting.asc);
   const fromFiles = takeMerged(split.files, linkFiles, Math.max(0, offset - numDirs), limit - fromDirs.length, sorting.asc);
-  const slice = fromDirs.concat(fromFiles).map((r) => ascending[r]);
-  return { slice, numDirs, numFiles };
+  return { slice: fromDirs.concat(fromFiles), numDirs, numFiles };
 }
 
 /** The first page of a folder not sorted yet, selected in one pass (the folder is sorted once the request is answered). */

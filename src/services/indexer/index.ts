@@ -329,6 +329,15 @@ export class SearchIndex {
     return id >= 0 && this.store.isDir(id) ? { store: this.store, id } : undefined;
   }
 
+  /**
+   * A folder whose children the index holds exactly as the scan read them, in name order, while
+   * the folder's stat `st` (taken now) is the one it had then (store.ts `markListed`); else undefined.
+   */
+  listedFolder(dirAbs: string, st: { dev: number; ino: number; ctimeMs: number }): { store: EntryStore; id: number } | undefined {
+    const id = this.ready ? this.idOf(dirAbs) : -1;
+    return id >= 0 && this.store.listedAs(id, st) ? { store: this.store, id } : undefined;
+  }
+
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */
   childDirSizes(dirAbs: string): Map<string, number> | undefined {
     if (!this.ready) return undefined;

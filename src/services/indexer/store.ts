@@ -65,6 +65,11 @@ export class EntryStore {
   private last = new Int32Array(256);
   private treeBytes = new Float64Array(256);
   private treeEntries = new Uint32Array(256);
+  /**
+   * dev, ino and ctime of a folder as the scan read its children, three per slot, while those
+   * children are exactly what it read, in name order (`markListed`); NaN otherwise.
+   */
+  private listed = new Float64Array(256 * 3);
   private folders = 0;
   private folderCapacity = 256;
   /** Entries the columns have room for. */
@@ -103,8 +108,10 @@ export class EntryStore {
       this.last = grown(this.last, slot + 1);
       this.treeBytes = grown(this.treeBytes, slot + 1);
       this.treeEntries = grown(this.treeEntries, slot + 1);
-      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length);
+      this.listed = grown(this.listed, (slot + 1) * 3);
+      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length, Math.floor(this.listed.length / 3));
     }
+    this.listed[slot * 3 + 2] = Number.NaN;
     this.first[slot] = NONE;
     this.last[slot] = NONE;
     this.treeBytes[slot] = 0;
@@ -293,8 +300,32 @@ export class EntryStore {
     return NONE;
   }
 
+  /**
+   * Records that `dir`'s children are exactly those the scan read after taking the folder's
+   * stat `st`, in name order (the shared sort key of src/api): listings may take a page from them
+   * while the folder's stat is unchanged (`listedAs`). Any later change to the children forgets it.
+   */
+  markListed(dir: number, st: { dev: number; ino: number; ctimeMs: number }): void {
+    const at = this.sizeOrSlot[dir] * 3;
+    this.listed[at] = st.dev;
+    this.listed[at + 1] = st.ino;
+    this.listed[at + 2] = st.ctimeMs;
+  }
+
+  /** Whether `dir` is marked listed (markListed) with this stat. */
+  listedAs(dir: number, st: { dev: number; ino: number; ctimeMs: number }): boolean {
+    if (!this.isDir(dir) || this.isDead(dir)) return false;
+    const at = this.sizeOrSlot[dir] * 3;
+    return this.listed[at + 2] === st.ctimeMs && this.listed[at + 1] === st.ino && this.listed[at] === st.dev;
+  }
+
+  private forgetListed(dir: number): void {
+    this.listed[this.sizeOrSlot[dir] * 3 + 2] = Number.NaN;
+  }
+
   /** Adds a new entry under `dir` (the caller makes sure the name is not there yet). */
   add(dir: number, e: EntryData): number {
+    this.forgetListed(dir);
     const id = this.push(dir, e);
     this.linkLast(dir, id);
     if (!e.isDir && e.size) this.addTreeSize(dir, e.size);
@@ -311,6 +342,7 @@ export class EntryStore {
     const first = this.count;
     const n = ends.length;
     if (!n) return first;
+    this.forgetListed(dir);
     const base = this.names.used;
     const used = ends[n - 1];
     if (base + used > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, base, base + used);
@@ -383,6 +415,7 @@ export class EntryStore {
   }
 
   private unlink(dir: number, id: number): void {
+    this.forgetListed(dir);
     const slot = this.sizeOrSlot[dir];
     let prev = NONE;
     for (let c = this.first[slot]; c !== NONE; prev = c, c = this.nextSibling(c)) {
