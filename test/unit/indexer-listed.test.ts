@@ -9,6 +9,7 @@ import path from 'node:path';
 import { onTestFinished, afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compareNames } from '../../src/api/files.ts';
 import { silentLogger } from '../../src/services/context.ts';
+import { SORTED_MIN } from '../../src/services/files/disk/tree-scan.ts';
 import { SearchIndex } from '../../src/services/indexer/index.ts';
 
 let root: string;
@@ -24,7 +25,7 @@ beforeAll(() => {
   const odd = ['a10', 'a9', 'a009', 'A9', 'B', 'b', 'é', 'e', 'É', 'f\u0301', '.dot', '-x', '_y', '10', '9'];
   for (const name of odd) fs.writeFileSync(at('big', name), '');
   // More than one scan batch (4,096 entries), as a large folder is.
-  for (let i = 0; i < 5000; i++) fs.writeFileSync(at('big', `n${i}.log`), '');
+  for (let i = 0; i < SORTED_MIN + 100; i++) fs.writeFileSync(at('big', `n${i}.log`), '');
   for (let i = 0; i < 10; i++) fs.writeFileSync(at('small', `s${i}`), '');
 });
 

@@ -6,13 +6,35 @@
  * in the index are its entries on the disk, in the order `ascendingOrder` gives them, so the first
  * page of a folder never listed before needs no readdir and no sort.
  */
-import type { EntryStore } from '../indexer/store.ts';
+import type { EntryStore, ListedCounts } from '../indexer/store.ts';
 import type { Stats } from './disk/types.ts';
 import type { VisibleSplit } from './visible-split.ts';
 import { UseOrderMap } from '../use-order-map.ts';
 
+/** A folder the live index provably holds as it is now, with the counts of its children as the scan read them. */
+export interface Listed extends ListedCounts {
+  store: EntryStore;
+  id: number;
+}
+
 /** The index's folder at `real` when it provably holds that folder's entries now (indexer/index.ts `listedFolder`). */
-export type ListedFolder = (real: string, st: Stats) => { store: EntryStore; id: number } | undefined;
+export type ListedFolder = (real: string, st: Stats) => Listed | undefined;
+
+/**
+ * The page of a listed folder of files only (no folders, no links), to a view that sees every
+ * entry, in ascending order: its children from `offset` on, in the index's order, which is the
+ * listing's. Costs the entries skipped and taken, whatever the folder's size. Undefined when the
+ * folder or the request is not such.
+ */
+export function directPage(listed: Listed, seesAll: boolean, asc: boolean, page: { offset: number; limit: number }): string[] | undefined {
+  if (!seesAll || !asc || listed.dirs || listed.links) return undefined;
+  const { store } = listed;
+  const names: string[] = [];
+  let c = store.firstChild(listed.id);
+  for (let p = 0; c !== -1 && p < page.offset; p++) c = store.nextSibling(c);
+  for (; c !== -1 && names.length < page.limit; c = store.nextSibling(c)) names.push(store.name(c));
+  return names;
+}
 
 /** A split of a listed folder's children, with the index id of each rank. */
 export interface IndexedSplit extends VisibleSplit {
@@ -39,13 +61,7 @@ let keptEntries = 0;
  * `shows` is left out when it can only refuse in-progress uploads and fm's own files: the scan
  * never indexes those, and any entry added later forgets the folder's mark.
  */
-export function indexedSplit(
-  listed: { store: EntryStore; id: number },
-  real: string,
-  st: Stats,
-  key: string,
-  shows: ((name: string) => boolean) | undefined,
-): IndexedSplit {
+export function indexedSplit(listed: Listed, real: string, st: Stats, key: string, shows: ((name: string) => boolean) | undefined): IndexedSplit {
   const { store, id } = listed;
   let k = kept.get(real);
   if (k && (k.store !== store || k.id !== id || k.ctimeMs !== st.ctimeMs)) {

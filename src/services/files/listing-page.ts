@@ -3,11 +3,10 @@ import type { FileInfoDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
-import type { EntryStore } from '../indexer/store.ts';
 import { ascendingOrder, type FolderNames, firstInOrder, readFolderNames, sortSoon } from './folder-names.ts';
 import { entriesAt, listingJson, statEntries, visibilityIn, visibilityKey } from './listing.ts';
 import { takeMerged, type VisibleSplit, visibleSplit } from './visible-split.ts';
-import { indexedSplit, type ListedFolder } from './listing-indexed.ts';
+import { directPage, indexedSplit, type Listed, type ListedFolder } from './listing-indexed.ts';
 import { renderedListing } from './listing-memo.ts';
 
 /** A first page is selected rather than sorted when the folder holds at least this many times its entries. */
@@ -87,18 +86,30 @@ async function diskPage(
 function indexedPage(
   gate: Gate,
   target: Target,
-  indexed: { store: EntryStore; id: number },
+  listed: Listed,
   shows: (name: string) => boolean,
   sorting: Sorting,
   page: { offset: number; limit: number },
 ): PageNames {
-  const { store } = indexed;
-  const onlyOwn = target.access.rules.isEmpty && gate.protectedNamesIn(target.real).size === 0;
-  const split = indexedSplit(indexed, target.real, target.stat!, visibilityKey(gate, target), onlyOwn ? undefined : shows);
+  // No rule, no hidden dotfiles, none of fm's own files here: every child shows (the scan never
+  // indexes uploads in progress, and any entry added later forgets the folder's mark).
+  const seesAll = target.access.rules.isEmpty && gate.protectedNamesIn(target.real).size === 0;
+  const direct = directPage(listed, seesAll, sorting.asc, page);
+  if (direct) return withBytes(direct, 0, listed.children);
+  const { store } = listed;
+  const split = indexedSplit(listed, target.real, target.stat!, visibilityKey(gate, target), seesAll ? undefined : shows);
   const ranks = pageOfSplit(gate, target, split, (r) => store.name(split.ids[r]), sorting, page);
-  const names = ranks.slice.map((r) => store.name(split.ids[r]));
-  const escaped = names.some(hasEscapes);
-  return { names, bytes: escaped ? names.map((n) => (hasEscapes(n) ? nameBytes(n) : undefined)) : undefined, numDirs: ranks.numDirs, numFiles: ranks.numFiles };
+  return withBytes(
+    ranks.slice.map((r) => store.name(split.ids[r])),
+    ranks.numDirs,
+    ranks.numFiles,
+  );
+}
+
+/** Page names from the index (fm's string form), with the bytes of those that are not UTF-8. */
+function withBytes(names: string[], numDirs: number, numFiles: number): PageNames {
+  const bytes = names.some(hasEscapes) ? names.map((n) => (hasEscapes(n) ? nameBytes(n) : undefined)) : undefined;
+  return { names, bytes, numDirs, numFiles };
 }
 
 /** A page's entries (as ranks, or folder indices when selected) in listing order, and the folder's visible counts. */

@@ -6,7 +6,7 @@
  * young generation, and the store fills while the workers read on.
  */
 import { typeFromName } from '../files/types.ts';
-import { SCAN_DIR, type ScanMessage, type StartTreeScan } from '../files/disk/tree-scan.ts';
+import { SCAN_DIR, SCAN_LINK, type ScanMessage, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { PARTIAL_PREFIX } from '../files/io.ts';
 import { RACY_MS } from '../files/folder-names.ts';
 import { type EntryStore, ROOT_ID, TYPE_CODES, TYPE_SHIFT } from './store.ts';
@@ -50,6 +50,8 @@ export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promi
   // than RACY_MS before the build started (git's racy rule, as folder-names.ts): any change made
   // after the read then gives it another ctime, whatever the file system's time granularity.
   const startedAt = Date.now();
+  /** By worker: the folder its batches are of now, and the counts of what they held so far. */
+  const reading: Array<{ folder: number; children: number; dirs: number; links: number }> = [];
   const apply = (m: ScanMessage) => {
     folderIds[m.part] ??= [ROOT_ID];
     const ids = folderIds[m.part];
@@ -62,7 +64,14 @@ export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promi
     // SCAN_DIR and SCAN_LINK are the store's FLAG_DIR and FLAG_LINK.
     for (let i = 0; i < kinds.length; i++) if (!(kinds[i] & SCAN_DIR)) kinds[i] |= codes[keyOf[i]] << TYPE_SHIFT;
     const first = store.addPacked(ids[folder], names, ends, kinds, size, mtime);
-    if (listed && listed.ctimeMs < startedAt - RACY_MS) store.markListed(ids[folder], listed);
+    let counts = reading[m.part];
+    if (counts?.folder !== folder) counts = reading[m.part] = { folder, children: 0, dirs: 0, links: 0 };
+    counts.children += kinds.length;
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] & SCAN_DIR) counts.dirs++;
+      else if (kinds[i] & SCAN_LINK) counts.links++;
+    }
+    if (listed && listed.ctimeMs < startedAt - RACY_MS) store.markListed(ids[folder], listed, counts);
     for (let i = 0; i < kinds.length; i++) {
       const id = first + i;
       trigrams.addUtf8(id, names, i ? ends[i - 1] : 0, ends[i]);

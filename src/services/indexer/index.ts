@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../context.ts';
-import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
+import { EntryStore, type FolderStat, type IndexedType, type ListedCounts, ROOT_ID } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { nameMatcher } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
@@ -333,9 +333,10 @@ export class SearchIndex {
    * A folder whose children the index holds exactly as the scan read them, in name order, while
    * the folder's stat `st` (taken now) is the one it had then (store.ts `markListed`); else undefined.
    */
-  listedFolder(dirAbs: string, st: { dev: number; ino: number; ctimeMs: number }): { store: EntryStore; id: number } | undefined {
+  listedFolder(dirAbs: string, st: FolderStat): ({ store: EntryStore; id: number } & ListedCounts) | undefined {
     const id = this.ready ? this.idOf(dirAbs) : -1;
-    return id >= 0 && this.store.listedAs(id, st) ? { store: this.store, id } : undefined;
+    const counts = id >= 0 ? this.store.listedAs(id, st) : undefined;
+    return counts && { store: this.store, id, ...counts };
   }
 
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */

@@ -35,6 +35,23 @@ export interface EntryData {
 }
 
 export const ROOT_ID = 0;
+
+/** The stat that vouches for a folder's listed children (markListed). */
+export interface FolderStat {
+  dev: number;
+  ino: number;
+  ctimeMs: number;
+}
+
+/** How many children a listed folder has, and of them folders and links. */
+export interface ListedCounts {
+  children: number;
+  dirs: number;
+  links: number;
+}
+
+/** Numbers per folder slot in the `listed` column: dev, ino, ctime, children, folders, links. */
+const LISTED = 6;
 const NONE = -1;
 /** A file of 4 GiB or more: its size is in `bigSizes`. */
 const BIG = 0xffffffff;
@@ -66,10 +83,11 @@ export class EntryStore {
   private treeBytes = new Float64Array(256);
   private treeEntries = new Uint32Array(256);
   /**
-   * dev, ino and ctime of a folder as the scan read its children, three per slot, while those
-   * children are exactly what it read, in name order (`markListed`); NaN otherwise.
+   * A folder's dev, ino and ctime as the scan read its children, and how many children, folders
+   * and links it read (LISTED per slot), while those children are exactly what it read, in name
+   * order (`markListed`); the ctime is NaN otherwise.
    */
-  private listed = new Float64Array(256 * 3);
+  private listed = new Float64Array(256 * LISTED);
   private folders = 0;
   private folderCapacity = 256;
   /** Entries the columns have room for. */
@@ -108,10 +126,16 @@ export class EntryStore {
       this.last = grown(this.last, slot + 1);
       this.treeBytes = grown(this.treeBytes, slot + 1);
       this.treeEntries = grown(this.treeEntries, slot + 1);
-      this.listed = grown(this.listed, (slot + 1) * 3);
-      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length, Math.floor(this.listed.length / 3));
+      this.listed = grown(this.listed, (slot + 1) * LISTED);
+      this.folderCapacity = Math.min(
+        this.first.length,
+        this.last.length,
+        this.treeBytes.length,
+        this.treeEntries.length,
+        Math.floor(this.listed.length / LISTED),
+      );
     }
-    this.listed[slot * 3 + 2] = Number.NaN;
+    this.listed[slot * LISTED + 2] = Number.NaN;
     this.first[slot] = NONE;
     this.last[slot] = NONE;
     this.treeBytes[slot] = 0;
@@ -305,22 +329,27 @@ export class EntryStore {
    * stat `st`, in name order (the shared sort key of src/api): listings may take a page from them
    * while the folder's stat is unchanged (`listedAs`). Any later change to the children forgets it.
    */
-  markListed(dir: number, st: { dev: number; ino: number; ctimeMs: number }): void {
-    const at = this.sizeOrSlot[dir] * 3;
+  markListed(dir: number, st: FolderStat, counts: ListedCounts): void {
+    const at = this.sizeOrSlot[dir] * LISTED;
     this.listed[at] = st.dev;
     this.listed[at + 1] = st.ino;
     this.listed[at + 2] = st.ctimeMs;
+    this.listed[at + 3] = counts.children;
+    this.listed[at + 4] = counts.dirs;
+    this.listed[at + 5] = counts.links;
   }
 
-  /** Whether `dir` is marked listed (markListed) with this stat. */
-  listedAs(dir: number, st: { dev: number; ino: number; ctimeMs: number }): boolean {
-    if (!this.isDir(dir) || this.isDead(dir)) return false;
-    const at = this.sizeOrSlot[dir] * 3;
-    return this.listed[at + 2] === st.ctimeMs && this.listed[at + 1] === st.ino && this.listed[at] === st.dev;
+  /** What the scan read of `dir` when it is marked listed (markListed) with this stat; else undefined. */
+  listedAs(dir: number, st: FolderStat): ListedCounts | undefined {
+    if (!this.isDir(dir) || this.isDead(dir)) return undefined;
+    const at = this.sizeOrSlot[dir] * LISTED;
+    const l = this.listed;
+    if (l[at + 2] !== st.ctimeMs || l[at + 1] !== st.ino || l[at] !== st.dev) return undefined;
+    return { children: l[at + 3], dirs: l[at + 4], links: l[at + 5] };
   }
 
   private forgetListed(dir: number): void {
-    this.listed[this.sizeOrSlot[dir] * 3 + 2] = Number.NaN;
+    this.listed[this.sizeOrSlot[dir] * LISTED + 2] = Number.NaN;
   }
 
   /** Adds a new entry under `dir` (the caller makes sure the name is not there yet). */
