@@ -68,18 +68,17 @@ async function diskPage(
   const { names, bytes } = folder;
   // The first page of a large folder not sorted yet: select it rather than sort everything first.
   const select = !folder.ascending && page.offset === 0 && names.length >= SELECT_MIN * page.limit;
-  let slice: number[];
-  let counts: { numDirs: number; numFiles: number };
-  if (select) ({ slice, ...counts } = selectedPage(gate, target, folder, shows, sorting, page.limit));
+  let picked: PageSlice;
+  if (select) picked = selectedPage(gate, target, folder, shows, sorting, page.limit);
   else {
     const ascending = ascendingOrder(folder);
     const split = visibleSplit(folder, ascending, visibilityKey(gate, target), shows);
     const ranks = pageOfSplit(gate, target, split, (r) => names[ascending[r]], sorting, page);
-    slice = ranks.slice.map((r) => ascending[r]);
-    counts = ranks;
+    picked = { ...ranks, slice: ranks.slice.map((r) => ascending[r]) };
   }
-  const pageNames = slice.map((i) => names[i]);
-  return { names: pageNames, bytes: bytes && slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined)), ...counts };
+  const { slice, numDirs, numFiles } = picked;
+  const pageBytes = bytes && slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
+  return { names: slice.map((i) => names[i]), bytes: pageBytes, numDirs, numFiles };
 }
 
 /** A page from the live index's children of a folder it provably holds as it is (listing-indexed.ts). */
