@@ -17,6 +17,7 @@ import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tre
 import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
+import { relistLarge } from './relist.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -157,6 +158,8 @@ export class SearchIndex {
       this.lastReconcile = new Date();
       this.ready = true;
       this.opts.log.info(`search index: ready, ${this.store.live - 1} entries in ${this.lastScanMs} ms`);
+      // A loaded store has no folder marked listed (relist.ts): queued, so ready does not wait.
+      if (loaded) void this.enqueue(() => relistLarge(this.store, this.opts.root, this.skip, this.abort.signal));
       await this.save();
       const saver = setInterval(() => void this.enqueue(() => this.save()), this.opts.saveIntervalMs ?? 600_000);
       saver.unref();
