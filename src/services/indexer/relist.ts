@@ -1,12 +1,12 @@
 /**
  * Marks listed again, after a restart from a snapshot, the large folders whose children the
- * loaded store still holds exactly and in name order (marks are not saved with the snapshot).
- * Each folder of SORTED_MIN children or more is lstat'ed, then read: when its ctime is older than
- * RACY_MS before this pass started, the names read are the store's children with the same kinds
- * (a name whose file became a folder while fm was down keeps its old kind in a reconciled
- * store), and those are in `ascendingOrder`'s order, the folder is marked with that stat, as the
- * build marks it (build.ts): the same proof, the read coming after the stat. Anything else
- * leaves it unmarked.
+ * loaded store still holds exactly (marks are not saved with the snapshot). Each folder of
+ * SORTED_MIN children or more is lstat'ed, then read: when its ctime is older than RACY_MS before
+ * this pass started and the names read are the store's children with the same kinds (a name
+ * whose file became a folder while fm was down keeps its old kind in a reconciled store), the
+ * children are put in `ascendingOrder`'s order where they are not (names a reconciliation added
+ * come last) and the folder is marked with that stat, as the build marks it (build.ts): the same
+ * proof, the read coming after the stat. Anything else leaves it unmarked.
  */
 import path from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -48,17 +48,21 @@ async function relistOne(store: EntryStore, id: number, abs: string, skip: (abs:
   if (store.isDead(id)) return;
   /** The store's children by name: DIRENT_* as readdir's d_type would give it. */
   const held = new Map<string, number>();
+  const ids: number[] = [];
+  const names: string[] = [];
+  const keys: string[] = [];
+  let sorted = true;
   let dirs = 0;
   let links = 0;
-  let lastKey: string | undefined;
-  let lastName = '';
   for (let c = store.firstChild(id); c !== -1; c = store.nextSibling(c)) {
     const name = store.name(c);
     if (hasEscapes(name)) return;
     const key = nameSortKey(name);
-    if (lastKey !== undefined && (key < lastKey || (key === lastKey && name <= lastName))) return; // not in order
-    lastKey = key;
-    lastName = name;
+    const at = keys.length;
+    if (at && (key < keys[at - 1] || (key === keys[at - 1] && name < names[at - 1]))) sorted = false;
+    ids.push(c);
+    names.push(name);
+    keys.push(key);
     const kind = store.isDir(c) ? DIRENT_DIR : store.isLink(c) ? DIRENT_LINK : DIRENT_OTHER;
     held.set(name, kind);
     if (kind === DIRENT_DIR) dirs++;
@@ -71,5 +75,14 @@ async function relistOne(store: EntryStore, id: number, abs: string, skip: (abs:
     if (held.get(name) !== read.kinds[i]) return;
     onDisk++;
   }
-  if (onDisk === held.size) store.markListed(id, st, { children: held.size, dirs, links });
+  if (onDisk !== held.size) return;
+  if (!sorted) {
+    const order = ids.map((_, i) => i);
+    order.sort((a, b) => (keys[a] !== keys[b] ? (keys[a] < keys[b] ? -1 : 1) : names[a] < names[b] ? -1 : 1));
+    store.relinkChildren(
+      id,
+      order.map((i) => ids[i]),
+    );
+  }
+  store.markListed(id, st, { children: held.size, dirs, links });
 }

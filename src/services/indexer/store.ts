@@ -348,6 +348,20 @@ export class EntryStore {
     return { children: l[at + 3], dirs: l[at + 4], links: l[at + 5] };
   }
 
+  /**
+   * Puts `dir`'s children in the order given (exactly its children, each once): a folder put in
+   * name order again before it is marked listed (relist.ts). Runs of consecutive ids stay implied
+   * links; only the places where the order jumps take a map entry.
+   */
+  relinkChildren(dir: number, ordered: ArrayLike<number>): void {
+    const slot = this.sizeOrSlot[dir];
+    const n = ordered.length;
+    this.forgetListed(dir);
+    this.first[slot] = n ? ordered[0] : NONE;
+    this.last[slot] = n ? ordered[n - 1] : NONE;
+    for (let i = 0; i < n; i++) this.setNext(ordered[i], i + 1 < n ? ordered[i + 1] : NONE);
+  }
+
   private forgetListed(dir: number): void {
     this.listed[this.sizeOrSlot[dir] * LISTED + 2] = Number.NaN;
   }
