@@ -10,7 +10,7 @@ import { onTestFinished, afterAll, afterEach, beforeAll, beforeEach, describe, e
 import { compareNames } from '../../src/api/files.ts';
 import { silentLogger } from '../../src/services/context.ts';
 import { SORTED_MIN } from '../../src/services/files/disk/tree-scan.ts';
-import { SearchIndex } from '../../src/services/indexer/index.ts';
+import { type IndexOptions, SearchIndex } from '../../src/services/indexer/index.ts';
 
 let root: string;
 let data: string;
@@ -44,9 +44,9 @@ afterEach(async () => {
 });
 
 /** Builds the index in the scan workers, the folders' last changes looking older than the racy window. */
-async function built(): Promise<SearchIndex> {
+async function built(extra: Partial<IndexOptions> = {}): Promise<SearchIndex> {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
-  idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
+  idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false, ...extra });
   await idx.start();
   return idx;
 }
@@ -73,6 +73,21 @@ describe('folders listed by the index', () => {
     expect(index.listedFolder(at('big'), before)).toBeDefined();
     await index.written(at('big', 'new'));
     expect(index.listedFolder(at('big'), before)).toBeUndefined();
+  });
+
+  it('are put in order and listed again once the changes made while fm runs have settled', async () => {
+    const index = await built({ relistAfterMs: 0 });
+    fs.writeFileSync(at('big', '0-live'), '');
+    onTestFinished(() => fs.rmSync(at('big', '0-live')));
+    await index.written(at('big', '0-live'));
+    let listed = index.listedFolder(at('big'), fs.statSync(at('big')));
+    for (let i = 0; i < 500 && !listed; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      listed = index.listedFolder(at('big'), fs.statSync(at('big')));
+    }
+    const names: string[] = [];
+    for (let c = listed?.store.firstChild(listed.id) ?? -1; listed && c !== -1; c = listed.store.nextSibling(c)) names.push(listed.store.name(c));
+    expect(names).toEqual(fs.readdirSync(at('big')).sort(compareNames));
   });
 
   it('are listed again after a restart from the snapshot, put in order again, unless a kind changed', async () => {

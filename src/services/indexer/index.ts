@@ -17,7 +17,7 @@ import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tre
 import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
-import { relistLarge } from './relist.ts';
+import { relistFolder, relistLarge } from './relist.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -68,6 +68,8 @@ export interface IndexOptions {
   watchFolder?: WatchFolder;
   /** Starts the full scan's worker threads (tests inject failures); false: scan on this thread. */
   scanWorker?: StartTreeScan | false;
+  /** How long a listed folder's changes must have settled before it is put in order and marked again, ms (default 5 s). */
+  relistAfterMs?: number;
 }
 
 export class SearchIndex {
@@ -86,6 +88,8 @@ export class SearchIndex {
   private readonly abort = new AbortController();
   private watcher?: TreeWatcher;
   private timers: NodeJS.Timeout[] = [];
+  /** Listed folders whose children changed, by id, each relisted once its changes settle (relist.ts). */
+  private readonly relists = new Map<number, NodeJS.Timeout>();
   readonly snapshotFile: string;
 
   constructor(private readonly opts: IndexOptions) {
@@ -107,13 +111,35 @@ export class SearchIndex {
       onAdd: (id, name) => {
         this.dirty = true;
         this.trigrams.add(id, name.toLowerCase());
+        this.relistSoon(this.store.parent[id]);
       },
-      onRemove: () => {
+      onRemove: (ids) => {
         this.dirty = true;
+        if (ids.length) this.relistSoon(this.store.parent[ids[0]]);
         this.compactIfDue();
       },
       onFolder: (abs) => this.watcher?.watch(abs),
     };
+  }
+
+  /**
+   * A folder that was listed (store.ts `markListed`) lost its mark with this change: once no
+   * change has come for `relistAfterMs`, it is put in name order and marked again (relist.ts).
+   */
+  private relistSoon(dir: number): void {
+    if (!this.ready || !this.store.wasListed(dir)) return;
+    clearTimeout(this.relists.get(dir));
+    const store = this.store;
+    const timer = setTimeout(() => {
+      this.relists.delete(dir);
+      void this.enqueue(async () => {
+        if (this.store !== store || store.isDead(dir)) return;
+        const abs = this.opts.root === '/' ? store.pathOf(dir) : this.opts.root + store.pathOf(dir);
+        await relistFolder(store, dir, abs, this.skip);
+      });
+    }, this.opts.relistAfterMs ?? 5000);
+    timer.unref();
+    this.relists.set(dir, timer);
   }
 
   /** Runs mutations one at a time (scans, reconciliations, events). */
@@ -410,6 +436,7 @@ export class SearchIndex {
   async close(): Promise<void> {
     this.abort.abort();
     for (const t of this.timers) clearInterval(t);
+    for (const t of this.relists.values()) clearTimeout(t);
     this.watcher?.close();
     await this.queue.catch(() => {});
     if (this.ready && this.dirty) {

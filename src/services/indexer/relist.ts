@@ -1,6 +1,7 @@
 /**
- * Marks listed again, after a restart from a snapshot, the large folders whose children the
- * loaded store still holds exactly (marks are not saved with the snapshot). Each folder of
+ * Marks listed again the large folders whose children the store holds exactly: after a restart
+ * from a snapshot (marks are not saved with it), and a listed folder once changes made to it
+ * while fm runs have settled (`relistFolder`). Each folder of
  * SORTED_MIN children or more is lstat'ed, then read: when its ctime is older than RACY_MS before
  * this pass started and the names read are the store's children with the same kinds (a name
  * whose file became a folder while fm was down keeps its old kind in a reconciled store), the
@@ -34,6 +35,11 @@ export async function relistLarge(store: EntryStore, root: string, skip: (abs: s
     if (!hasEscapes(abs)) await relistOne(store, id, abs, skip, startedAt);
     await yieldToLoop(); // one large folder at a time between other work
   }
+}
+
+/** Puts one folder that was listed in order and marks it again, its changes having settled (index.ts `relistSoon`). */
+export async function relistFolder(store: EntryStore, id: number, abs: string, skip: (abs: string) => boolean): Promise<void> {
+  if (!hasEscapes(abs)) await relistOne(store, id, abs, skip, Date.now());
 }
 
 async function relistOne(store: EntryStore, id: number, abs: string, skip: (abs: string) => boolean, startedAt: number): Promise<void> {

@@ -362,6 +362,11 @@ export class EntryStore {
     for (let i = 0; i < n; i++) this.setNext(ordered[i], i + 1 < n ? ordered[i + 1] : NONE);
   }
 
+  /** Whether `dir` was marked listed at some time (its counts stay when the mark is forgotten). */
+  wasListed(dir: number): boolean {
+    return this.isDir(dir) && this.listed[this.sizeOrSlot[dir] * LISTED + 3] > 0;
+  }
+
   private forgetListed(dir: number): void {
     this.listed[this.sizeOrSlot[dir] * LISTED + 2] = Number.NaN;
   }
