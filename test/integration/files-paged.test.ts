@@ -1,7 +1,7 @@
 /** Paged listings (?offset=&limit=, what the fm UI asks for first): the pages put together are the full listing. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { adminClient, createUser, startFm, type Client, type FmServer } from '../helpers/server.ts';
 import { makeTree } from '../helpers/files.ts';
 
@@ -97,6 +97,31 @@ describe('paged listings', () => {
         expect(page.items, `${JSON.stringify(sorting)} limit ${limit}`).toEqual(full.items.slice(0, limit));
         expect(page).toMatchObject({ numTotal: full.items.length, numDirs: full.numDirs, numFiles: full.numFiles });
       }
+    }
+  });
+
+  it('of a remembered folder follow each view: a rule change, another user, a link now leading elsewhere', async () => {
+    makeTree(path.join(fm.root, 'kept'), { 'a.txt': 'a', 'b.txt': 'b', '.dot': 'd', sub: {}, 'to-x': { link: '../elsewhere/x' } });
+    makeTree(path.join(fm.root, 'elsewhere'), { x: {} });
+    const page = async (c: Client) => (await c.json<Listing>('/api/resources/kept?offset=0&limit=10')).items.map((i) => i.name);
+    const rules = (list: unknown[]) => admin.fetch('/api/settings', { method: 'PUT', json: { rules: list } });
+    await admin.fetch('/api/users/1', { method: 'PUT', json: { what: 'user', which: ['sorting'], data: { id: 1, sorting: { by: 'name', asc: true } } } });
+    // The folder's last change then looks older than the racy window: its names and their split are kept.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    try {
+      expect(await page(admin)).toEqual(['sub', 'to-x', '.dot', 'a.txt', 'b.txt']);
+      expect((await rules([{ regex: false, allow: false, path: '/kept/b.txt', regexp: { raw: '' } }])).status).toBe(200);
+      expect(await page(admin)).toEqual(['sub', 'to-x', '.dot', 'a.txt']);
+      const dora = await createUser(admin, fm, 'dora', { scope: '.', hideDotfiles: true });
+      expect(await page(dora.client)).toEqual(['sub', 'to-x', 'a.txt']);
+      expect((await rules([])).status).toBe(200);
+      expect(await page(admin)).toEqual(['sub', 'to-x', '.dot', 'a.txt', 'b.txt']);
+      // The link's target becomes a file: the kept folder did not change, the link is listed among the files.
+      fs.rmdirSync(path.join(fm.root, 'elsewhere', 'x'));
+      fs.writeFileSync(path.join(fm.root, 'elsewhere', 'x'), 'now a file');
+      expect(await page(admin)).toEqual(['sub', '.dot', 'a.txt', 'b.txt', 'to-x']);
+    } finally {
+      vi.useRealTimers();
     }
   });
 

@@ -12,6 +12,7 @@ import { deleteResource, etagOf, patchResource, writeResource } from '../../serv
 import { pathAfter, userAccess } from '../files-request.ts';
 import { parentOf } from '../../services/files/paths.ts';
 import type { FmContext, FmRouter } from '../types.ts';
+import type { Stats } from '../../services/files/disk/types.ts';
 import { auditAs } from '../audit.ts';
 
 const PREFIX = '/api/resources';
@@ -28,10 +29,12 @@ async function getResource(ctx: FmContext): Promise<void> {
   const user = ctx.state.user!;
   const { query } = inputOf(ctx, getInput);
   if (target.isDir) {
-    const opts = { sorting: user.sorting, offset: query.offset, limit: query.limit };
+    const { searchIndex } = ctx.services;
+    const listed = (real: string, st: Stats) => searchIndex.listedFolder(real, st);
+    const opts = { sorting: user.sorting, offset: query.offset, limit: query.limit, listed };
     ctx.type = 'application/json; charset=utf-8';
     ctx.body = query.dirsizes
-      ? await listFolderWithSizes(gate, target, opts, ctx.services.searchIndex.childDirSizes(target.real))
+      ? await listFolderWithSizes(gate, target, opts, searchIndex.childDirSizes(target.real))
       : await listFolderJson(gate, target, opts);
     return;
   }

@@ -27,7 +27,8 @@ export interface FolderNames {
   keys?: string[];
 }
 
-const RACY_MS = 2000;
+/** A stat is trusted to tell a change only when its ctime is this much older than the read it vouches for. */
+export const RACY_MS = 2000;
 /** The names kept over all folders; the least recently listed folders go first. */
 const MAX_NAMES = 500_000;
 

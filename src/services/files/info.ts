@@ -11,6 +11,7 @@ import { openForRead } from './io.ts';
 import { isoTime, listingFromScan, listingJson, listingOrder, pageOf, scanFolder, statEntries, visibleEntries } from './listing.ts';
 import { renderedListing } from './listing-memo.ts';
 import { renderNamePage } from './listing-page.ts';
+import type { ListedFolder } from './listing-indexed.ts';
 import { renderLargeListing } from './listing-large.ts';
 import { TEXT_CONTENT_LIMIT, goFileMode, listingType, looksLikeText, typeFromName } from './types.ts';
 import { baseName, parentOf } from './paths.ts';
@@ -46,6 +47,8 @@ export interface ListOptions {
   sorting: Sorting;
   offset?: number;
   limit?: number;
+  /** Folders the live index holds as they are now: a page by name is taken from it (listing-indexed.ts). */
+  listed?: ListedFolder;
 }
 
 /** Lists a folder target: visible entries only, links checked, sorted; paged when asked. */
@@ -66,7 +69,7 @@ export async function listFolderJson(gate: Gate, target: Target, opts: ListOptio
   const base = folderBase(target);
   const byName = opts.sorting.by !== 'size' && opts.sorting.by !== 'modified';
   if (byName && opts.limit !== undefined && opts.limit <= SMALL_PAGE) {
-    return renderNamePage(gate, target, base, opts.sorting, { offset: opts.offset ?? 0, limit: opts.limit });
+    return renderNamePage(gate, target, base, opts.sorting, { offset: opts.offset ?? 0, limit: opts.limit }, opts.listed);
   }
   const entries = await visibleEntries(gate, target);
   const large = await renderLargeListing(gate, target, base, opts.sorting, opts.offset, opts.limit, entries);

@@ -55,6 +55,15 @@ export function visibilityIn(gate: Gate, target: Target): (name: string) => bool
   return (name) => !name.startsWith(PARTIAL_PREFIX) && !own.has(name) && !(checkRules && !gate.visible(access, virtualPrefix + name));
 }
 
+/**
+ * Everything `visibilityIn` decides by, as a string: two targets with the same key show the same
+ * names of the same folder (the rules and hidden dotfiles, the paths the rules see, fm's own names).
+ */
+export function visibilityKey(gate: Gate, target: Target): string {
+  const { access } = target;
+  return JSON.stringify([access.rules.key, access.rulePrefix, access.aliasPrefix ?? null, target.virtual, [...gate.protectedNamesIn(target.real)]]);
+}
+
 /** The absolute folder path of the target's entries, with its bytes when it is not UTF-8. */
 export function entriesAt(target: Target): EntryPaths {
   const prefix = target.real === '/' ? '/' : `${target.real}/`;

@@ -76,13 +76,20 @@ export function compileRule(rule: Rule): CompiledRule {
 /** A user's effective rule set, compiled once per request. */
 export class RuleSet {
   private readonly rules: CompiledRule[];
+  private sourceKey?: string;
 
   constructor(
-    globalRules: readonly Rule[],
-    userRules: readonly Rule[],
+    private readonly globalRules: readonly Rule[],
+    private readonly userRules: readonly Rule[],
     private readonly hideDotfiles: boolean,
   ) {
     this.rules = [...globalRules, ...userRules].map(compileRule);
+  }
+
+  /** The rules this set was compiled from, as a string: two sets with the same key decide every path alike. */
+  get key(): string {
+    this.sourceKey ??= JSON.stringify([this.globalRules, this.userRules, this.hideDotfiles]);
+    return this.sourceKey;
   }
 
   /** Whether the rules allow this path (dotfiles not considered). */

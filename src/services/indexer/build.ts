@@ -6,8 +6,9 @@
  * young generation, and the store fills while the workers read on.
  */
 import { typeFromName } from '../files/types.ts';
-import { SCAN_DIR, type ScanMessage, type StartTreeScan } from '../files/disk/tree-scan.ts';
+import { SCAN_DIR, SCAN_LINK, type ScanMessage, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { PARTIAL_PREFIX } from '../files/io.ts';
+import { RACY_MS } from '../files/folder-names.ts';
 import { type EntryStore, ROOT_ID, TYPE_CODES, TYPE_SHIFT } from './store.ts';
 import type { TrigramIndex } from './trigrams.ts';
 
@@ -45,6 +46,12 @@ export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promi
   /** Store ids by worker and folder number (each worker numbers folders in the order it finds them; the root is 0). */
   const folderIds: number[][] = [];
   const deferred = new Set<number>();
+  // A folder read in name order is marked listed when its stat, taken before the read, is older
+  // than RACY_MS before the build started (git's racy rule, as folder-names.ts): any change made
+  // after the read then gives it another ctime, whatever the file system's time granularity.
+  const startedAt = Date.now();
+  /** By worker: the folder its batches are of now, and the counts of what they held so far. */
+  const reading: Array<{ folder: number; children: number; dirs: number; links: number }> = [];
   const apply = (m: ScanMessage) => {
     folderIds[m.part] ??= [ROOT_ID];
     const ids = folderIds[m.part];
@@ -52,11 +59,19 @@ export async function buildInWorker(b: WorkerBuild, start: StartTreeScan): Promi
       deferred.add(ids[m.deferred]);
       return;
     }
-    const { folder, names, ends, kinds, size, mtime, keyOf, keys } = m.batch;
+    const { folder, names, ends, kinds, size, mtime, keyOf, keys, listed } = m.batch;
     const codes = keys.map((k) => (k ? typeCodeOf(k) : 0));
     // SCAN_DIR and SCAN_LINK are the store's FLAG_DIR and FLAG_LINK.
     for (let i = 0; i < kinds.length; i++) if (!(kinds[i] & SCAN_DIR)) kinds[i] |= codes[keyOf[i]] << TYPE_SHIFT;
     const first = store.addPacked(ids[folder], names, ends, kinds, size, mtime);
+    let counts = reading[m.part];
+    if (counts?.folder !== folder) counts = reading[m.part] = { folder, children: 0, dirs: 0, links: 0 };
+    counts.children += kinds.length;
+    for (let i = 0; i < kinds.length; i++) {
+      if (kinds[i] & SCAN_DIR) counts.dirs++;
+      else if (kinds[i] & SCAN_LINK) counts.links++;
+    }
+    if (listed && listed.ctimeMs < startedAt - RACY_MS) store.markListed(ids[folder], listed, counts);
     for (let i = 0; i < kinds.length; i++) {
       const id = first + i;
       trigrams.addUtf8(id, names, i ? ends[i - 1] : 0, ends[i]);

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../context.ts';
-import { EntryStore, ROOT_ID, type IndexedType } from './store.ts';
+import { EntryStore, type FolderStat, type IndexedType, type ListedCounts, ROOT_ID } from './store.ts';
 import { TrigramIndex } from './trigrams.ts';
 import { nameMatcher } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
@@ -17,6 +17,7 @@ import { TreeWatcher, type TreeEvent, type WatchFolder } from '../files/disk/tre
 import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
+import { relistFolder, relistLarge } from './relist.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -67,6 +68,8 @@ export interface IndexOptions {
   watchFolder?: WatchFolder;
   /** Starts the full scan's worker threads (tests inject failures); false: scan on this thread. */
   scanWorker?: StartTreeScan | false;
+  /** How long a listed folder's changes must have settled before it is put in order and marked again, ms (default 5 s). */
+  relistAfterMs?: number;
 }
 
 export class SearchIndex {
@@ -85,6 +88,8 @@ export class SearchIndex {
   private readonly abort = new AbortController();
   private watcher?: TreeWatcher;
   private timers: NodeJS.Timeout[] = [];
+  /** Listed folders whose children changed, by id, each relisted once its changes settle (relist.ts). */
+  private readonly relists = new Map<number, NodeJS.Timeout>();
   readonly snapshotFile: string;
 
   constructor(private readonly opts: IndexOptions) {
@@ -106,13 +111,35 @@ export class SearchIndex {
       onAdd: (id, name) => {
         this.dirty = true;
         this.trigrams.add(id, name.toLowerCase());
+        this.relistSoon(this.store.parentOf(id));
       },
-      onRemove: () => {
+      onRemove: (ids) => {
         this.dirty = true;
+        if (ids.length) this.relistSoon(this.store.parentOf(ids[0]));
         this.compactIfDue();
       },
       onFolder: (abs) => this.watcher?.watch(abs),
     };
+  }
+
+  /**
+   * A folder that was listed (store.ts `markListed`) lost its mark with this change: once no
+   * change has come for `relistAfterMs`, it is put in name order and marked again (relist.ts).
+   */
+  private relistSoon(dir: number): void {
+    if (!this.ready || !this.store.wasListed(dir)) return;
+    clearTimeout(this.relists.get(dir));
+    const store = this.store;
+    const timer = setTimeout(() => {
+      this.relists.delete(dir);
+      void this.enqueue(async () => {
+        if (this.store !== store || store.isDead(dir)) return;
+        const abs = this.opts.root === '/' ? store.pathOf(dir) : this.opts.root + store.pathOf(dir);
+        await relistFolder(store, dir, abs, this.skip);
+      });
+    }, this.opts.relistAfterMs ?? 5000);
+    timer.unref();
+    this.relists.set(dir, timer);
   }
 
   /** Runs mutations one at a time (scans, reconciliations, events). */
@@ -157,6 +184,8 @@ export class SearchIndex {
       this.lastReconcile = new Date();
       this.ready = true;
       this.opts.log.info(`search index: ready, ${this.store.live - 1} entries in ${this.lastScanMs} ms`);
+      // A loaded store has no folder marked listed (relist.ts): queued, so ready does not wait.
+      if (loaded) void this.enqueue(() => relistLarge(this.store, this.opts.root, this.skip, this.abort.signal));
       await this.save();
       const saver = setInterval(() => void this.enqueue(() => this.save()), this.opts.saveIntervalMs ?? 600_000);
       saver.unref();
@@ -329,6 +358,16 @@ export class SearchIndex {
     return id >= 0 && this.store.isDir(id) ? { store: this.store, id } : undefined;
   }
 
+  /**
+   * A folder whose children the index holds exactly as the scan read them, in name order, while
+   * the folder's stat `st` (taken now) is the one it had then (store.ts `markListed`); else undefined.
+   */
+  listedFolder(dirAbs: string, st: FolderStat): ({ store: EntryStore; id: number } & ListedCounts) | undefined {
+    const id = this.ready ? this.idOf(dirAbs) : -1;
+    const counts = id >= 0 ? this.store.listedAs(id, st) : undefined;
+    return counts && { store: this.store, id, ...counts };
+  }
+
   /** Total sizes of the sub-folders of a folder, by name; undefined until the index is ready. */
   childDirSizes(dirAbs: string): Map<string, number> | undefined {
     if (!this.ready) return undefined;
@@ -397,6 +436,7 @@ export class SearchIndex {
   async close(): Promise<void> {
     this.abort.abort();
     for (const t of this.timers) clearInterval(t);
+    for (const t of this.relists.values()) clearTimeout(t);
     this.watcher?.close();
     await this.queue.catch(() => {});
     if (this.ready && this.dirty) {

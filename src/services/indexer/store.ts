@@ -37,6 +37,23 @@ export interface EntryData {
 }
 
 export const ROOT_ID = 0;
+
+/** The stat that vouches for a folder's listed children (markListed). */
+export interface FolderStat {
+  dev: number;
+  ino: number;
+  ctimeMs: number;
+}
+
+/** How many children a listed folder has, and of them folders and links. */
+export interface ListedCounts {
+  children: number;
+  dirs: number;
+  links: number;
+}
+
+/** Numbers per folder slot in the `listed` column: dev, ino, ctime, children, folders, links. */
+const LISTED = 6;
 const NONE = -1;
 /** A file of 4 GiB or more: its size is in `bigSizes`. */
 const BIG = 0xffffffff;
@@ -67,6 +84,12 @@ export class EntryStore {
   private last = new Int32Array(256);
   private treeBytes = new Float64Array(256);
   private treeEntries = new Uint32Array(256);
+  /**
+   * A folder's dev, ino and ctime as the scan read its children, and how many children, folders
+   * and links it read (LISTED per slot), while those children are exactly what it read, in name
+   * order (`markListed`); the ctime is NaN otherwise.
+   */
+  private listed = new Float64Array(256 * LISTED);
   private folders = 0;
   private folderCapacity = 256;
   /** Entries the columns have room for. */
@@ -104,8 +127,16 @@ export class EntryStore {
       this.last = grown(this.last, slot + 1);
       this.treeBytes = grown(this.treeBytes, slot + 1);
       this.treeEntries = grown(this.treeEntries, slot + 1);
-      this.folderCapacity = Math.min(this.first.length, this.last.length, this.treeBytes.length, this.treeEntries.length);
+      this.listed = grown(this.listed, (slot + 1) * LISTED);
+      this.folderCapacity = Math.min(
+        this.first.length,
+        this.last.length,
+        this.treeBytes.length,
+        this.treeEntries.length,
+        Math.floor(this.listed.length / LISTED),
+      );
     }
+    this.listed[slot * LISTED + 2] = Number.NaN;
     this.first[slot] = NONE;
     this.last[slot] = NONE;
     this.treeBytes[slot] = 0;
@@ -299,8 +330,56 @@ export class EntryStore {
     return NONE;
   }
 
+  /**
+   * Records that `dir`'s children are exactly those the scan read after taking the folder's
+   * stat `st`, in name order (the shared sort key of src/api): listings may take a page from them
+   * while the folder's stat is unchanged (`listedAs`). Any later change to the children forgets it.
+   */
+  markListed(dir: number, st: FolderStat, counts: ListedCounts): void {
+    const at = this.sizeOrSlot[dir] * LISTED;
+    this.listed[at] = st.dev;
+    this.listed[at + 1] = st.ino;
+    this.listed[at + 2] = st.ctimeMs;
+    this.listed[at + 3] = counts.children;
+    this.listed[at + 4] = counts.dirs;
+    this.listed[at + 5] = counts.links;
+  }
+
+  /** What the scan read of `dir` when it is marked listed (markListed) with this stat; else undefined. */
+  listedAs(dir: number, st: FolderStat): ListedCounts | undefined {
+    if (!this.isDir(dir) || this.isDead(dir)) return undefined;
+    const at = this.sizeOrSlot[dir] * LISTED;
+    const l = this.listed;
+    if (l[at + 2] !== st.ctimeMs || l[at + 1] !== st.ino || l[at] !== st.dev) return undefined;
+    return { children: l[at + 3], dirs: l[at + 4], links: l[at + 5] };
+  }
+
+  /**
+   * Puts `dir`'s children in the order given (exactly its children, each once): a folder put in
+   * name order again before it is marked listed (relist.ts). Runs of consecutive ids stay implied
+   * links; only the places where the order jumps take a map entry.
+   */
+  relinkChildren(dir: number, ordered: ArrayLike<number>): void {
+    const slot = this.sizeOrSlot[dir];
+    const n = ordered.length;
+    this.forgetListed(dir);
+    this.first[slot] = n ? ordered[0] : NONE;
+    this.last[slot] = n ? ordered[n - 1] : NONE;
+    for (let i = 0; i < n; i++) this.setNext(ordered[i], i + 1 < n ? ordered[i + 1] : NONE);
+  }
+
+  /** Whether `dir` was marked listed at some time (its counts stay when the mark is forgotten). */
+  wasListed(dir: number): boolean {
+    return this.isDir(dir) && this.listed[this.sizeOrSlot[dir] * LISTED + 3] > 0;
+  }
+
+  private forgetListed(dir: number): void {
+    this.listed[this.sizeOrSlot[dir] * LISTED + 2] = Number.NaN;
+  }
+
   /** Adds a new entry under `dir` (the caller makes sure the name is not there yet). */
   add(dir: number, e: EntryData): number {
+    this.forgetListed(dir);
     const id = this.push(dir, e);
     this.linkLast(dir, id);
     if (!e.isDir && e.size) this.addTreeSize(dir, e.size);
@@ -317,6 +396,7 @@ export class EntryStore {
     const first = this.count;
     const n = ends.length;
     if (!n) return first;
+    this.forgetListed(dir);
     const base = this.names.used;
     const used = ends[n - 1];
     if (base + used > this.nameBytes.length) this.nameBytes = grownBytes(this.nameBytes, base, base + used);
@@ -389,6 +469,7 @@ export class EntryStore {
   }
 
   private unlink(dir: number, id: number): void {
+    this.forgetListed(dir);
     const slot = this.sizeOrSlot[dir];
     let prev = NONE;
     for (let c = this.first[slot]; c !== NONE; prev = c, c = this.nextSibling(c)) {

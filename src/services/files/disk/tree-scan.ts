@@ -12,11 +12,14 @@
  * scan uses, and numbers them in the order it finds them (the root is 0). Before reading folder
  * k it waits until the main thread has watched it (`ctl[0] > k`): a change made after the read
  * is heard. A folder with a name that needs the byte-exact reading (names.ts) is not read here
- * but sent back (`deferred`), for the main thread's scan, which handles such names.
+ * but sent back (`deferred`), for the main thread's scan, which handles such names. A folder of
+ * SORTED_MIN entries or more (but the root, shared out between the workers) is read in name
+ * order, its stat taken before its names: the index marks it listed (indexer/store.ts).
  */
 import type fs from 'node:fs';
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { nameSortKey } from '../../../api/files.ts';
 
 export const SCAN_OTHER = 0;
 export const SCAN_DIR = 1;
@@ -36,16 +39,39 @@ export interface ScanBatch {
   /** What the entry's type is decided by: its lower-cased extension (".txt") or "/" + its whole name; indices into `keys` (0 for folders). */
   keyOf: Uint32Array;
   keys: string[];
+  /**
+   * On a folder's last batch when its entries came in name order (nameSortKey, ties by the raw
+   * name): the folder's stat, taken before its names were read.
+   */
+  listed?: FolderStat;
+}
+
+export interface FolderStat {
+  dev: number;
+  ino: number;
+  ctimeMs: number;
 }
 
 /** From worker `part`: a batch, or a folder it left to the main thread. */
 export type ScanMessage = { part: number } & ({ batch: ScanBatch } | { deferred: number });
 
 /** What the worker posts: a batch sits in a slot of shared memory until the main thread took it. */
-type WorkerMessage = { filled: { folder: number; slot: number; count: number; keys: string[] } } | { deferred: number } | { done: true } | { error: string };
+type WorkerMessage =
+  | { filled: { folder: number; slot: number; count: number; keys: string[]; listed?: FolderStat } }
+  | { deferred: number }
+  | { done: true }
+  | { error: string };
 
 /** The columns of one batch, in shared memory: the worker fills a slot, the main thread reads it. */
 type Slot = Omit<ScanBatch, 'folder' | 'keys'>;
+
+/**
+ * Folders of at least this many entries are read in name order (sorted in the worker, ~1 µs of
+ * its CPU per name): listings take a page of them from the index (files/listing-indexed.ts).
+ * Smaller folders are read and sorted by a listing in a few milliseconds; sorting them here would
+ * only slow the build (a tree of 1,000 folders of 1,000 files pays nothing).
+ */
+export const SORTED_MIN = 4096;
 
 /** Batches in flight at most, and each one's size: entries, and name bytes (a name is at most 255 bytes). */
 const SLOTS = 4;
@@ -73,6 +99,8 @@ export interface ScanJob {
 }
 
 interface WorkerJob extends ScanJob {
+  /** SORTED_MIN. */
+  sortedMin: number;
   /** This worker reads the root's entries whose name hashes to `part` (of `parts`), and everything below them. */
   part: number;
   parts: number;
@@ -85,6 +113,7 @@ interface ScanDeps {
   fs: typeof fs;
   Buffer: typeof Buffer;
   Atomics: typeof Atomics;
+  sortKey: (name: string) => string;
 }
 
 /** Scans the tree into the slots and posts each filled one. Self-contained: runs in the worker. */
@@ -119,6 +148,8 @@ function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void):
     const [k, abs] = stack.pop()!;
     if (!waitFor(0, (watched) => watched > k)) return;
     let names: string[];
+    // The root's entries are shared out between the workers: it is never read whole, nor in order.
+    const folderStat = k > 0 ? d.fs.lstatSync(abs, { throwIfNoEntry: false }) : undefined;
     try {
       names = d.fs.readdirSync(abs);
     } catch {
@@ -129,6 +160,13 @@ function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void):
       continue;
     }
     if (k === 0 && parts > 1) names = names.filter((n) => partOf(n) === part);
+    const listed = folderStat && names.length >= job.sortedMin ? { dev: folderStat.dev, ino: folderStat.ino, ctimeMs: folderStat.ctimeMs } : undefined;
+    if (listed) {
+      const sortKeys = names.map(d.sortKey);
+      const order = names.map((_, i) => i);
+      order.sort((a, b) => (sortKeys[a] !== sortKeys[b] ? (sortKeys[a] < sortKeys[b] ? -1 : 1) : names[a] < names[b] ? -1 : 1));
+      names = order.map((i) => names[i]);
+    }
     const dirs: string[] = [];
     let next = 0;
     while (next < names.length) {
@@ -173,7 +211,7 @@ function scanJob(d: ScanDeps, job: WorkerJob, post: (m: WorkerMessage) => void):
         count++;
       }
       batches++;
-      post({ filled: { folder: k, slot, count, keys } });
+      post({ filled: { folder: k, slot, count, keys, listed: next >= names.length ? listed : undefined } });
     }
     // Depth first, in the main-thread scan's order: the last folder found is read next.
     for (const dir of dirs) stack.push([folders++, dir]);
@@ -185,8 +223,9 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const __name = (fn) => fn;
 const scanJob = (${scanJob.toString()});
+const nameSortKey = (${nameSortKey.toString()});
 try {
-  scanJob({ fs: require('node:fs'), Buffer, Atomics }, workerData, (m) => parentPort.postMessage(m));
+  scanJob({ fs: require('node:fs'), Buffer, Atomics, sortKey: nameSortKey }, workerData, (m) => parentPort.postMessage(m));
   parentPort.postMessage({ done: true });
 } catch (err) {
   parentPort.postMessage({ error: String((err && err.message) || err) });
@@ -234,7 +273,7 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
   const slots = Array.from({ length: SLOTS }, newSlot);
   const worker = new Worker(WORKER_SOURCE, {
     eval: true,
-    workerData: { ...job, ctl, slots } satisfies WorkerJob,
+    workerData: { ...job, ctl, slots, sortedMin: SORTED_MIN } satisfies WorkerJob,
     // Its garbage is a Stats object and a path per entry, all short-lived: a small young
     // generation costs no CPU and keeps the build's peak ~30 MiB lower (V8 grows it to 32 MiB).
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
@@ -266,12 +305,22 @@ function startWorker(job: ScanJob & { part: number; parts: number }, onMessage: 
         try {
           if ('deferred' in m) onMessage({ part, deferred: m.deferred });
           else {
-            const { folder, slot, count, keys } = m.filled;
+            const { folder, slot, count, keys, listed } = m.filled;
             const s = slots[slot];
             const cut = <T extends Uint8Array | Uint32Array | Float64Array>(a: T) => a.subarray(0, count) as T;
             onMessage({
               part,
-              batch: { folder, names: s.names, ends: cut(s.ends), kinds: cut(s.kinds), size: cut(s.size), mtime: cut(s.mtime), keyOf: cut(s.keyOf), keys },
+              batch: {
+                folder,
+                names: s.names,
+                ends: cut(s.ends),
+                kinds: cut(s.kinds),
+                size: cut(s.size),
+                mtime: cut(s.mtime),
+                keyOf: cut(s.keyOf),
+                keys,
+                listed,
+              },
             });
             signal(2, Atomics.load(ctl, 2) + 1);
           }

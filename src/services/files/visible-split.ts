@@ -1,0 +1,81 @@
+/**
+ * A sorted folder's visible entries split into folders, files and links, by rank in the name
+ * order, kept with the folder's remembered names (folder-names.ts) per visibility: a later visit
+ * to a large folder then reads its page by position instead of testing every name again.
+ *
+ * A split lives on the FolderNames it was made from, which the folder's next change replaces, so
+ * it is never older than the names. It is kept per `visibilityKey` (listing.ts: the rules, the
+ * paths they see and fm's own names), so one user's split never serves another view. Links are
+ * only listed here: where they lead (a folder, a file, nowhere, out of the scope) can change
+ * without the folder changing, so each request resolves them again.
+ */
+import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
+import type { FolderNames } from './folder-names.ts';
+
+/** Ranks (positions in `folder.ascending`) of the visible entries of each kind, ascending. */
+export interface VisibleSplit {
+  key: string;
+  dirs: Uint32Array;
+  files: Uint32Array;
+  links: Uint32Array;
+}
+
+/** Splits kept per folder (users or shares with different views of one folder). */
+const PER_FOLDER = 4;
+
+const splits = new WeakMap<FolderNames, VisibleSplit[]>();
+
+/** The split of a sorted folder for the visibility `key` (`shows` decides it), made at the first call. */
+export function visibleSplit(folder: FolderNames, ascending: Uint32Array, key: string, shows: (name: string) => boolean): VisibleSplit {
+  const kept = splits.get(folder) ?? [];
+  const hit = kept.find((s) => s.key === key);
+  if (hit) return hit;
+  const { names, kinds } = folder;
+  const dirs: number[] = [];
+  const files: number[] = [];
+  const links: number[] = [];
+  for (let r = 0; r < ascending.length; r++) {
+    const i = ascending[r];
+    if (!shows(names[i])) continue;
+    (kinds[i] === DIRENT_LINK ? links : kinds[i] === DIRENT_DIR ? dirs : files).push(r);
+  }
+  const split = { key, dirs: Uint32Array.from(dirs), files: Uint32Array.from(files), links: Uint32Array.from(links) };
+  kept.push(split);
+  if (kept.length > PER_FOLDER) kept.shift();
+  splits.set(folder, kept);
+  return split;
+}
+
+/**
+ * Entries `from` … `from + count - 1` of the merge of two ascending rank lists, read ascending
+ * or exactly reversed. Costs the positions skipped and taken, not the lists' lengths (but for
+ * the skip when `b` is empty, which is direct).
+ */
+export function takeMerged(a: ArrayLike<number>, b: ArrayLike<number>, from: number, count: number, asc: boolean): number[] {
+  const out: number[] = [];
+  if (count <= 0) return out;
+  const step = asc ? 1 : -1;
+  let i = asc ? 0 : a.length - 1;
+  let j = asc ? 0 : b.length - 1;
+  const left = (k: number, list: ArrayLike<number>) => (asc ? k < list.length : k >= 0);
+  let p = 0;
+  if (b.length === 0) {
+    i += step * from;
+    p = from;
+  }
+  for (; p < from + count; p++) {
+    const hasA = left(i, a);
+    const hasB = left(j, b);
+    if (!hasA && !hasB) break;
+    let r: number;
+    if (hasA && (!hasB || (asc ? a[i] < b[j] : a[i] > b[j]))) {
+      r = a[i];
+      i += step;
+    } else {
+      r = b[j];
+      j += step;
+    }
+    if (p >= from) out.push(r);
+  }
+  return out;
+}
