@@ -108,6 +108,8 @@ async function openSqlite(file: string): Promise<Database> {
   const store = new KeyvSqlite({ uri: `sqlite://${abs}`, table: 'fm', busyTimeout: 10_000, iterationLimit: 1_000_000_000 });
   // Errors must reach the caller: a database that fails must never look empty.
   store.on('error', () => {});
+  // Each namespace's Keyv listens to the store's errors as well (through its view).
+  store.setMaxListeners(NAMESPACES.length + 1);
   const keyvs = new Map<Namespace, Keyv>();
   try {
     // Waits for the connection and its table.
