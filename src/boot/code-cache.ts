@@ -67,10 +67,10 @@ export function decodeCache(file: Buffer, id: CacheIdentity): Buffer | undefined
   return data;
 }
 
-/** The cache in `folder` for `id`, if there is a valid one. */
-export function readCache(folder: string, id: CacheIdentity): Buffer | undefined {
+/** The cache in `folder` for `id`, if there is a valid one (read into `block` when it is large enough: see readWhole). */
+export function readCache(folder: string, id: CacheIdentity, block?: Buffer): Buffer | undefined {
   try {
-    return decodeCache(readWhole(path.join(folder, cacheFileName(id))), id);
+    return decodeCache(readWhole(path.join(folder, cacheFileName(id)), block), id);
   } catch {
     return undefined;
   }
@@ -115,22 +115,30 @@ function pruneOldCaches(folder: string): void {
 /** More than malloc's largest mmap threshold (32 MiB): see readWhole. */
 const MAPPED = 33 << 20;
 
+/** A block readWhole can read into: the loader reads the bundle and then its code cache into the same one. */
+export function readingBlock(): Buffer {
+  return Buffer.alloc(MAPPED);
+}
+
 /**
  * Reads one of fm's own files whole into a buffer of at least 33 MiB, the file's bytes a view of
- * it. glibc's malloc maps blocks from 128 KiB up and, when one is freed, raises that threshold to
- * its size, and the threshold for giving a thread's arena back to twice that: reading the 3.4 MB
- * bundle and its 1.3 MB code cache with readFileSync left them at 3.4 and 6.8 MB for the life of
- * the process, so the search index's scan workers (files/disk/tree-scan.ts) left ~5 MiB each in
- * arenas never trimmed after they exit, and blocks under 3.4 MB came from malloc's heap. A block
- * of more than 32 MiB is mapped whatever the threshold and never moves it when freed; only the
- * pages read into become resident. (The index's columns follow the same rule:
- * services/indexer/columns.ts.)
+ * it: `block` when the file fits in it (the view is then valid until the block's next read), else
+ * a new one. glibc's malloc maps blocks from 128 KiB up and, when one is freed, raises that
+ * threshold to its size, and the threshold for giving a thread's arena back to twice that: reading
+ * the 3.4 MB bundle and its 1.3 MB code cache with readFileSync left them at 3.4 and 6.8 MB for
+ * the life of the process, so the search index's scan workers (files/disk/tree-scan.ts) left
+ * ~5 MiB each in arenas never trimmed after they exit, and blocks under 3.4 MB came from malloc's
+ * heap. A block of more than 32 MiB is mapped whatever the threshold and never moves it when
+ * freed; only the pages read into become resident. (The index's columns follow the same rule:
+ * services/indexer/columns.ts.) One block for both files, not one each: V8 counts a Buffer's
+ * memory as external, and two such blocks (66 MiB) passed its 64 MiB soft limit, which started an
+ * incremental marking that a mark-compact finished before "listening on".
  */
-export function readWhole(file: string): Buffer {
+export function readWhole(file: string, block?: Buffer): Buffer {
   const fd = fs.openSync(file, 'r');
   try {
     const size = fs.fstatSync(fd).size;
-    const buf = Buffer.alloc(Math.max(MAPPED, size + 1));
+    const buf = block && block.length > size ? block : Buffer.alloc(Math.max(MAPPED, size + 1));
     let n = 0;
     // Until the end, in case the file grew since fstat (the extra byte tells).
     for (let got = 1; got > 0 && n < buf.length; n += got) got = fs.readSync(fd, buf, n, buf.length - n, null);

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import vm from 'node:vm';
-import { identityOf, readCache, readWhole, writeCache } from './code-cache.ts';
+import { identityOf, readCache, readingBlock, readWhole, writeCache } from './code-cache.ts';
 
 /** What the bundle can call back: its free name `__fmBoot` (boot/started.ts). */
 export interface BootHooks {
@@ -25,11 +25,13 @@ export function bundleHashOf(source: string): string | undefined {
 const WRAPPER_HEAD = '(function (exports, require, module, __filename, __dirname, __fmImport, __fmImportMetaUrl, __fmBoot) {';
 
 export function runScript(bundleFile: string, cacheFolder: string | undefined): void {
-  // ASCII (config/build.mjs): read as a one-byte string, with no UTF-8 decoding.
-  const source = readWhole(bundleFile).toString('latin1');
+  const block = readingBlock();
+  // ASCII (config/build.mjs): read as a one-byte string (a copy), with no UTF-8 decoding.
+  const source = readWhole(bundleFile, block).toString('latin1');
   const hash = bundleHashOf(source);
   const id = hash && cacheFolder ? identityOf(hash) : undefined;
-  const cachedData = id && cacheFolder ? readCache(cacheFolder, id) : undefined;
+  // Into the same block: the source above is a copy of what was there.
+  const cachedData = id && cacheFolder ? readCache(cacheFolder, id, block) : undefined;
   // Same line as the bundle's first: stack traces keep the bundle's line numbers.
   const script = new vm.Script(`${WRAPPER_HEAD}${source}\n})`, { filename: bundleFile, cachedData });
   const stale = cachedData === undefined || script.cachedDataRejected === true;

@@ -103,23 +103,21 @@ async function openSqlite(file: string): Promise<Database> {
   }
   ownerOnly(abs);
 
-  const stores = new Map<Namespace, KeyvSqlite>();
+  // One connection for every namespace: each of the eight used to open its own, and the opens
+  // ran one after another (the first switches the file to WAL, which needs it to itself).
+  const store = new KeyvSqlite({ uri: `sqlite://${abs}`, table: 'fm', busyTimeout: 10_000, iterationLimit: 1_000_000_000 });
+  // Errors must reach the caller: a database that fails must never look empty.
+  store.on('error', () => {});
+  // Each namespace's Keyv listens to the store's errors as well (through its view).
+  store.setMaxListeners(NAMESPACES.length + 1);
   const keyvs = new Map<Namespace, Keyv>();
   try {
+    // Waits for the connection and its table.
+    await store.query('PRAGMA journal_mode=WAL');
     for (const name of NAMESPACES) {
-      const store = new KeyvSqlite({ uri: `sqlite://${abs}`, table: 'fm', busyTimeout: 10_000, iterationLimit: 1_000_000_000 });
-      // Errors must reach the caller: a database that fails must never look empty.
-      store.on('error', () => {});
-      const kv = new Keyv({ store, namespace: name, throwOnErrors: true });
+      const kv = new Keyv({ store: namespaceView(store, name), namespace: name, throwOnErrors: true });
       kv.on('error', () => {});
-      stores.set(name, store);
       keyvs.set(name, kv);
-      // One connection at a time: each creates the table on connect, and the first switches the
-      // file to WAL, which needs the file to itself (concurrent opens gave SQLITE_BUSY).
-      await store.query('SELECT 1');
-      if (name === 'meta') {
-        await store.query('PRAGMA journal_mode=WAL');
-      }
     }
     const meta = keyvs.get('meta')!;
     const version = (await meta.get<number>('schemaVersion')) ?? 0;
@@ -130,7 +128,7 @@ async function openSqlite(file: string): Promise<Database> {
     await meta.set('schemaVersion', SCHEMA_VERSION);
     for (const companion of [`${abs}-wal`, `${abs}-shm`]) ownerOnly(companion);
   } catch (err) {
-    await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
+    await store.disconnect().catch(() => {});
     if (err instanceof DatabaseError) throw err;
     const msg = err instanceof Error ? err.message : String(err);
     throw new DatabaseError(`cannot open database ${abs}: ${msg}`);
@@ -138,14 +136,13 @@ async function openSqlite(file: string): Promise<Database> {
 
   const memo = new ReadMemo();
   for (const name of MEMO_NAMESPACES) memo.wrap(name, keyvs.get(name)!);
-  const metaStore = stores.get('meta')!;
   let dataVersion = -1;
   let running: Promise<void> | undefined;
   let queued: Promise<void> | undefined;
-  // data_version changes whenever another connection commits (our own other connections
-  // included, which is harmless: they also cleared the memo when they wrote).
+  // data_version changes whenever another connection (the CLI, another fm) commits; this
+  // process's own writes clear the memo themselves (ReadMemo.wrap).
   const checkVersion = async () => {
-    const rows = (await metaStore.query('PRAGMA data_version')) as Array<{ data_version: number }>;
+    const rows = (await store.query('PRAGMA data_version')) as Array<{ data_version: number }>;
     const v = rows[0]?.data_version ?? -1;
     if (v !== dataVersion) {
       dataVersion = v;
@@ -165,16 +162,17 @@ async function openSqlite(file: string): Promise<Database> {
     engine: 'sqlite',
     dataDir: path.dirname(abs),
     async rows() {
-      return (await metaStore.query('SELECT key, value FROM fm ORDER BY key')) as RawRow[];
+      return (await store.query('SELECT key, value FROM fm ORDER BY key')) as RawRow[];
     },
     async replaceRows(rows: RawRow[]) {
+      // On the one connection every namespace shares: `fm db copy` runs nothing else meanwhile.
       try {
-        await metaStore.query('BEGIN IMMEDIATE');
-        await metaStore.query('DELETE FROM fm');
-        for (const row of rows) await metaStore.query('INSERT INTO fm (key, value) VALUES (?, ?)', row.key, row.value);
-        await metaStore.query('COMMIT');
+        await store.query('BEGIN IMMEDIATE');
+        await store.query('DELETE FROM fm');
+        for (const row of rows) await store.query('INSERT INTO fm (key, value) VALUES (?, ?)', row.key, row.value);
+        await store.query('COMMIT');
       } catch (err) {
-        await metaStore.query('ROLLBACK').catch(() => {});
+        await store.query('ROLLBACK').catch(() => {});
         throw new DatabaseError(`database ${abs}: ${(err as Error).message}`);
       } finally {
         memo.clear();
@@ -209,18 +207,25 @@ async function openSqlite(file: string): Promise<Database> {
     },
     async sql<T>(text: string, params: unknown[] = []) {
       // KeyvSqlite's query is sqlite3's all(): an array binds the placeholders in order.
-      return (await metaStore.query(text, params)) as T[];
+      return (await store.query(text, params)) as T[];
     },
     async close() {
       // Fold the WAL back into the main file first, so the file on disk is complete even if
       // another process still holds the database open.
-      await stores
-        .get('meta')!
-        .query('PRAGMA wal_checkpoint(TRUNCATE)')
-        .catch(() => {});
-      await Promise.allSettled([...stores.values()].map((s) => s.disconnect()));
+      await store.query('PRAGMA wal_checkpoint(TRUNCATE)').catch(() => {});
+      await store.disconnect().catch(() => {});
     },
   };
+}
+
+/**
+ * One namespace's side of the shared store. Keyv writes its namespace on the store it is given,
+ * and KeyvSqlite's clear() deletes the rows of `this.namespace` (Keyv's iterator passes it too), so
+ * each Keyv needs an object of its own; everything else (the connection, its queries, the table) is
+ * the shared store's, reached through the prototype.
+ */
+function namespaceView(store: KeyvSqlite, name: Namespace): KeyvSqlite {
+  return Object.assign(Object.create(store) as KeyvSqlite, { namespace: name });
 }
 
 /**

@@ -5,8 +5,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { cacheFileName, codeCacheFolder, decodeCache, encodeCache, identityOf, readCache, readWhole, writeCache } from '../../src/boot/code-cache.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  cacheFileName,
+  codeCacheFolder,
+  decodeCache,
+  encodeCache,
+  identityOf,
+  readCache,
+  readingBlock,
+  readWhole,
+  writeCache,
+} from '../../src/boot/code-cache.ts';
+import { runScript } from '../../src/boot/script.ts';
 import { bundleHashOf } from '../../src/boot/script.ts';
 import { tempDir } from '../helpers/server.ts';
 
@@ -52,6 +63,41 @@ describe('the code cache file', () => {
       const file = path.join(dir, `f${size}`);
       fs.writeFileSync(file, bytes);
       expect(readWhole(file).equals(bytes)).toBe(true);
+    }
+  });
+
+  it("reads the bundle and then its cache into one block (two passed V8's external memory limit), a larger file into its own", () => {
+    const dir = tempDir();
+    const bundle = path.join(dir, 'bundle');
+    fs.writeFileSync(bundle, 'x'.repeat(1000));
+    const block = readingBlock();
+    const read = readWhole(bundle, block);
+    expect(read.buffer).toBe(block.buffer);
+    expect(read.toString('latin1')).toBe('x'.repeat(1000));
+    const folder = tempDir();
+    writeCache(folder, id, data);
+    const cache = readCache(folder, id, block);
+    expect(cache?.equals(data)).toBe(true);
+    expect(cache?.buffer).toBe(block.buffer);
+    const small = Buffer.alloc(10);
+    const own = readWhole(bundle, small);
+    expect(own.buffer).not.toBe(small.buffer);
+    expect(own.toString('latin1')).toBe('x'.repeat(1000));
+  });
+
+  it('the loader allocates one such block for the bundle and its cache', () => {
+    const dir = tempDir();
+    const hash = 'b'.repeat(64);
+    const bundle = path.join(dir, 'fm.cjs');
+    fs.writeFileSync(bundle, `/* fm-bundle ${hash} */ module.exports.ran = true;`);
+    const folder = tempDir();
+    writeCache(folder, identityOf(hash), data); // not V8's: rejected, and the script compiles without it
+    const alloc = vi.spyOn(Buffer, 'alloc');
+    try {
+      runScript(bundle, folder);
+      expect(alloc.mock.calls.filter(([size]) => size >= 32 << 20)).toHaveLength(1);
+    } finally {
+      alloc.mockRestore();
     }
   });
 

@@ -35,6 +35,12 @@ describe('the server bundle', () => {
     expect(bundledInputs.filter((f) => f.endsWith('/http-errors/index.js'))).toEqual([expect.not.stringContaining('http-assert')]);
   });
 
+  it('makes one ES module view of each Node built-in, shared by its importers (esbuild makes one per import)', () => {
+    expect(script).not.toMatch(/__toESM\(require\("(node:)?(fs|path|crypto|os|http)"\)/);
+    expect(script.match(/__fmBuiltinView\(require\("node:fs"\)\)/g)?.length).toBeGreaterThan(1);
+    expect(script.match(/var __fmBuiltinView = /g)).toHaveLength(1);
+  });
+
   it('parses bundled JSON from a string (mime-db: JSON.parse, not an object literal)', () => {
     const mimeDb = /^\/\/ \S*\/mime-db\/db\.json\n(?:.*\n){2}(.*)$/m.exec(script)?.[1];
     expect(mimeDb?.trim()).toMatch(/^module\d*\.exports = JSON\.parse\(['"]\{/);
