@@ -46,8 +46,9 @@ export interface UploadBenchResult {
   uploadPeakRssMB: number;
   /** Server RSS (MB) sampled after each tus run: flat if memory does not grow with bytes uploaded. */
   rssAfterRuns: number[];
-  /** Server CPU seconds per GiB uploaded (user + system). */
+  /** Server CPU seconds per GiB uploaded (user + system): the median, and each run's. */
   serverCpuPerGiB: number;
+  serverCpuRuns: number[];
   diskRuns: number[];
   tusRuns: number[];
 }
@@ -187,6 +188,7 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       peakRssMB: peak.hwm,
       uploadPeakRssMB: uploadPeak,
       serverCpuPerGiB: median(cpuRuns),
+      serverCpuRuns: cpuRuns,
       rssAfterRuns,
       diskRuns,
       tusRuns,
