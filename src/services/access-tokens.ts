@@ -39,11 +39,14 @@ export class AccessTokenService {
   /** Makes a token for `user`; the answer holds the only copy of its secret. */
   async create(user: UserRecord, req: AccessTokenRequest): Promise<{ record: AccessTokenRecord; token: string }> {
     const secret = crypto.randomBytes(SECRET_BYTES).toString('base64url');
+    // One clock reading for both, so that expires - created is exactly the lifetime asked for.
+    const now = nowSeconds();
     const record = await this.repos.accessTokens.create({
       userID: user.id,
       name: req.name,
       secretHash: digest(secret),
-      expires: req.expires ? nowSeconds() + req.expires : 0,
+      created: now,
+      expires: req.expires ? now + req.expires : 0,
       readOnly: req.readOnly,
       path: req.path,
       epoch: user.sessionEpoch,

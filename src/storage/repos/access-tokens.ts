@@ -65,13 +65,13 @@ export class AccessTokensRepo {
     return live.sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
   }
 
-  /** Stores a new token under a fresh random id. */
-  async create(data: Omit<AccessTokenRecord, 'id' | 'created' | 'lastUsed'>): Promise<AccessTokenRecord> {
+  /** Stores a new token under a fresh random id; `created` is the caller's, from the same clock reading as its expiry. */
+  async create(data: Omit<AccessTokenRecord, 'id' | 'lastUsed'>): Promise<AccessTokenRecord> {
     for (let attempt = 0; attempt < 16; attempt++) {
       const id = crypto.randomBytes(ID_BYTES).toString('base64url');
       // A leading "-" would read as an option on command lines (`fm tokens rm <id>`).
       if (id.startsWith('-') || (await this.kv.get(key(id)))) continue;
-      const record: AccessTokenRecord = { ...data, id, created: nowSeconds(), lastUsed: 0 };
+      const record: AccessTokenRecord = { ...data, id, lastUsed: 0 };
       await this.kv.set(key(id), record);
       return record;
     }
