@@ -89,6 +89,10 @@ describe('search index', () => {
     put(root, 'photos/.thumbs/report-cache.txt');
     put(root, 'ünïcode/名前-report.md');
     put(root, 'ünïcode/café.txt');
+    // Names that are not UTF-8 (bytes 0xE9, 0xE8), hits in and below such a folder.
+    fs.mkdirSync(Buffer.from(`${root}/bytes\xe9/deep`, 'latin1'), { recursive: true });
+    fs.writeFileSync(Buffer.from(`${root}/bytes\xe9/report-\xe8.txt`, 'latin1'), 'b');
+    fs.writeFileSync(Buffer.from(`${root}/bytes\xe9/deep/report-deep.txt`, 'latin1'), 'b');
     put(root, '.hidden-report.txt');
     put(root, 'home/bob/report-bob.txt');
     put(root, 'home/bob/sub/deeper/report-deep.txt');
@@ -139,6 +143,7 @@ describe('search index', () => {
     }
     // Sanity: the fixture really exercises rules, dotfiles and scope.
     expect(await search(indexAdmin, '/', 'report')).toContain('f docs/private/secret-report.txt');
+    expect(await search(indexAdmin, '/', 'report')).toEqual(expect.arrayContaining(['f bytes\uf7e9/report-\uf7e8.txt', 'f bytes\uf7e9/deep/report-deep.txt']));
     expect(await search(users[0].index, '/', 'report')).not.toContain('f docs/private/secret-report.txt');
     expect(await search(users[0].index, '/', 'report')).not.toContain('f photos/.thumbs/report-cache.txt');
     expect(await search(users[1].index, '/', 'report')).not.toContain('f .hidden-report.txt');

@@ -7,6 +7,7 @@ import { TrigramIndex } from '../../src/services/indexer/trigrams.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
 import { SearchIndex } from '../../src/services/indexer/index.ts';
 import { silentLogger } from '../../src/services/context.ts';
+import { decodeName } from '../../src/services/files/disk/names.ts';
 
 const file = (name: string, size = 1) => ({ name, size, mtimeMs: 1000, isDir: false, isLink: false, type: 'text' as const });
 const dir = (name: string) => ({ name, size: 0, mtimeMs: 1000, isDir: true, isLink: false, type: '' as const });
@@ -224,6 +225,71 @@ describe('names that are not UTF-8', () => {
     idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();
     expect(names(idx, ['caf'])).toEqual(['caf\uf7e9.txt']);
+    await idx.close();
+  });
+});
+
+describe('the paths of hits', () => {
+  let root: string;
+  let data: string;
+  /** An absolute byte path under the root; `0xNN` in a segment written as a Latin-1 character. */
+  const at = (...segments: string[]) => Buffer.from([root, ...segments].join('/'), 'latin1');
+  /** The oracle: every entry under `dir` on the disk, as "a/b/name" in fm's string form. */
+  const onDisk = (dir: Buffer, rel = ''): string[] =>
+    fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }).flatMap((e) => {
+      const r = rel + decodeName(e.name);
+      return e.isDirectory() ? [r, ...onDisk(Buffer.concat([dir, Buffer.from('/'), e.name]), `${r}/`)] : [r];
+    });
+  const expected = (dir: Buffer, term: string) =>
+    onDisk(dir)
+      .filter((r) => r.slice(r.lastIndexOf('/') + 1).includes(term))
+      .sort();
+  const hits = (idx: SearchIndex, dir: Buffer, terms: string[]) => [...idx.query(decodeName(dir), terms, false)].map((h) => h.rel).sort();
+
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-paths-')));
+    data = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-idx-paths-data-'));
+    for (const d of ['p/q/deep', 'p/s', 'n\xe9/deeper/still', 'top']) fs.mkdirSync(at(...d.split('/')), { recursive: true });
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(data, { recursive: true, force: true });
+  });
+
+  it('are each folder path plus the name, from any folder, with hits of many folders interleaved, after renames and removals', async () => {
+    const folders = ['p', 'p/q', 'p/q/deep', 'p/s', 'n\xe9', 'n\xe9/deeper/still', 'top', ''];
+    fs.writeFileSync(at('p', 'q', 'hit-scanned.txt'), 's');
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
+    await idx.start();
+    // Added live one folder after another: the ids of each folder's hits are not consecutive.
+    for (let i = 0; i < 3; i++) {
+      for (const f of folders) {
+        const file = at(...f.split('/').filter(Boolean), `hit-${i}-\xe8.txt`);
+        fs.writeFileSync(file, 'x');
+        await idx.written(decodeName(file));
+      }
+    }
+    const check = () => {
+      for (const dir of [at(), at('p'), at('p', 'q'), at('n\xe9'), at('n\xe9', 'deeper')]) {
+        expect(hits(idx, dir, ['hit'])).toEqual(expected(dir, 'hit')); // from the trigrams
+        expect(hits(idx, dir, ['t-'])).toEqual(expected(dir, 't-')); // a short term: every entry tested
+        expect(hits(idx, dir, [])).toEqual(onDisk(dir).sort());
+      }
+    };
+    check();
+    expect(hits(idx, at('n\xe9', 'deeper'), ['hit'])).toContain('still/hit-2-\uf7e8.txt');
+
+    fs.renameSync(at('p', 'q'), at('p', 'renamed'));
+    await idx.moved(decodeName(at('p', 'q')), decodeName(at('p', 'renamed')));
+    fs.rmSync(at('p', 's'), { recursive: true });
+    await idx.removed(decodeName(at('p', 's')));
+    fs.renameSync(at('n\xe9', 'deeper'), at('n\xe9', 'd\xe9per'));
+    await idx.moved(decodeName(at('n\xe9', 'deeper')), decodeName(at('n\xe9', 'd\xe9per')));
+    for (const dir of [at(), at('p'), at('p', 'renamed'), at('n\xe9'), at('n\xe9', 'd\xe9per')]) {
+      expect(hits(idx, dir, ['hit'])).toEqual(expected(dir, 'hit'));
+      expect(hits(idx, dir, [])).toEqual(onDisk(dir).sort());
+    }
+    expect(hits(idx, at(), ['hit'])).toContain('p/renamed/deep/hit-1-\uf7e8.txt');
     await idx.close();
   });
 });

@@ -81,7 +81,7 @@ describe('searchResultJson', () => {
         { dir: false, path, size: 12, modified: '2026-11-24T10:00:00.123Z', type: 'image' },
         { dir: true, path, size: 0, modified: '1970-01-01T00:00:00.000Z' },
       ] as SearchResultDto[]) {
-        expect(searchResultJson(dto)).toBe(JSON.stringify(dto));
+        expect(searchResultJson(dto.dir, dto.path, dto.size, dto.modified, dto.type)).toBe(JSON.stringify(dto));
       }
     }
   });

@@ -5,7 +5,6 @@
  * The search stops when the client disconnects.
  */
 import Router from '@koa/router';
-import type { SearchResultDto } from '../../api/files.ts';
 import { BadRequestError } from '../../errors.ts';
 import { SearchQuerySchema } from '../../schemas/files.ts';
 import { inputOf, validate } from '../middleware/validate.ts';
@@ -32,31 +31,24 @@ async function search(ctx: FmContext): Promise<void> {
   ctx.type = 'application/x-ndjson';
   ctx.set('X-Accel-Buffering', 'no'); // proxies must not hold the stream back
   ctx.body = ndjsonStream(results(ctx, access, target, query, controller.signal), controller, {
-    render: (lines) => lines.map(searchResultJson).join('\n'),
+    render: (lines) => lines,
     onError: (err) => ctx.services.log.error(`search in ${target.virtual} failed: ${(err as Error).message}`),
   });
 }
 
-/** The service's matches as batches of wire lines (never empty), each re-checked against the rules before it leaves. */
-async function* results(
-  ctx: FmContext,
-  access: Access,
-  target: Target,
-  query: ReturnType<typeof parseQuery>,
-  signal: AbortSignal,
-): AsyncGenerator<SearchResultDto[]> {
+/** The service's matches, one batch's NDJSON lines per string (never empty, no last newline), each re-checked against the rules before it leaves. */
+async function* results(ctx: FmContext, access: Access, target: Target, query: ReturnType<typeof parseQuery>, signal: AbortSignal): AsyncGenerator<string> {
   const { gate, search: service } = ctx.services;
   const base = target.virtual === '/' ? '/' : `${target.virtual}/`;
   for await (const batch of service.search(access, target, query, signal)) {
-    const lines: SearchResultDto[] = [];
+    const lines: string[] = [];
     for (const r of batch) {
       if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
       const path = r.virtual.slice(base.length);
-      const line: SearchResultDto = { dir: r.dir, path, size: r.size, modified: isoTime(r.mtimeMs) };
-      if (!r.dir) line.type = listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
-      lines.push(line);
+      const type = r.dir ? undefined : listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
+      lines.push(searchResultJson(r.dir, path, r.size, isoTime(r.mtimeMs), type));
     }
-    if (lines.length) yield lines;
+    if (lines.length) yield lines.join('\n');
   }
 }
 

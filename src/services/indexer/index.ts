@@ -388,7 +388,6 @@ export class SearchIndex {
     const store = this.store;
     const dirId = this.idOf(dirAbs);
     if (dirId < 0 || !store.isDir(dirId)) return;
-    const prefix = store.pathOf(dirId);
     const needles = terms.filter(Boolean);
     const lowered = needles.map((t) => t.toLowerCase());
     const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
@@ -402,18 +401,25 @@ export class SearchIndex {
       }
       return dirId === ROOT_ID || store.isUnder(id, dirId);
     };
-    // Hits come in runs from the same folder: its path is spelt once per query.
-    const folderPaths = new Map<number, string>();
-    const hit = (id: number): IndexHit => {
-      const parent = store.parentOf(id);
-      let folder = folderPaths.get(parent);
-      if (folder === undefined) {
-        folder = store.pathOf(parent);
-        folderPaths.set(parent, folder);
+    // Hits come in runs from the same folder, and folders share ancestors: each folder's path
+    // below `dirId` ("a/b/", "" for `dirId` itself) is spelt once per query, from its parent's.
+    const folderRels = new Map<number, string>([[dirId, '']]);
+    const relOf = (folder: number): string => {
+      if (folder <= ROOT_ID) return ''; // only reached when `dirId` is the root
+      let rel = folderRels.get(folder);
+      if (rel === undefined) {
+        rel = `${relOf(store.parentOf(folder))}${store.name(folder)}/`;
+        folderRels.set(folder, rel);
       }
-      const full = `${folder}/${store.name(id)}`;
-      return { rel: full.slice(prefix.length + 1), isDir: store.isDir(id), isLink: store.isLink(id), size: store.sizeOf(id), mtimeMs: store.mtime[id] };
+      return rel;
     };
+    const hit = (id: number): IndexHit => ({
+      rel: relOf(store.parentOf(id)) + store.name(id),
+      isDir: store.isDir(id),
+      isLink: store.isLink(id),
+      size: store.sizeOf(id),
+      mtimeMs: store.mtime[id],
+    });
     const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
     if (!lists) {
       const count = store.count;
