@@ -66,6 +66,8 @@ describe('conventions', () => {
   it("the binary's help lists every command of the tree, and each command's help its subcommands and options", async () => {
     // The binary loads the command groups' modules only for the lines that need them (src/cli/index.ts).
     const tree = await buildProgram();
+    const groups = ['serve', 'users', 'config', 'rules', 'cmds', 'shares', 'tokens', 'hash', 'version', 'completion', 'trash', 'audit', 'db'];
+    expect(tree.commands.map((cmd) => cmd.name())).toEqual(groups);
     const program = await runFm(['--help']);
     for (const cmd of tree.commands) expect(program.stdout).toMatch(new RegExp(`\\n {2}${cmd.name()}\\b`));
     const helps = await Promise.all(tree.commands.map((cmd) => runFm([cmd.name(), '--help'])));
