@@ -68,10 +68,11 @@ const onePackageCopy = {
 };
 
 /**
- * mime-types' extension → type table as built at build time: at load, mime-types scores every
- * type of mime-db for every extension, twice (the second for a debugging list), ~4 ms of every
- * start for a table that only changes with mime-db. The type → extensions map is still read
- * from mime-db (its arrays). A unit test compares the bundled table with mime-types' own.
+ * mime-types' tables as built at build time: at load, mime-types scores every type of mime-db for
+ * every extension, twice (the second for a debugging list), ~4 ms of every start for a table that
+ * only changes with mime-db. Its other use of mime-db's 200 KB (~2 ms to parse at every start) is
+ * the type → extensions map and the charsets, so mime-db is replaced by the types that name a
+ * charset, and the map is built here too. Unit tests compare the bundled tables with mime-types' own.
  */
 const mimeTableAtBuild = {
   name: 'mime-table-at-build',
@@ -79,23 +80,31 @@ const mimeTableAtBuild = {
     const top = path.join(root, 'node_modules', 'mime-types', 'index.js');
     b.onLoad({ filter: /[\\/]mime-types[\\/]index\.js$/ }, async (args) => {
       if (args.path !== top) return undefined;
-      const mime = createRequire(import.meta.url)(top);
+      const load = createRequire(top);
+      const mime = load(top);
+      const db = load('mime-db');
+      const charsets = Object.fromEntries(Object.entries(db).flatMap(([type, { charset }]) => (charset ? [[type, { charset }]] : [])));
+      const json = (value) => `JSON.parse(${JSON.stringify(JSON.stringify(value))})`;
       const source = await fs.promises.readFile(top, 'utf8');
+      const require = "var db = require('mime-db')";
       const call = 'populateMaps(exports.extensions, exports.types)';
-      if (!source.includes(call)) throw new Error(`mime-types no longer calls ${call}: see mimeTableAtBuild in config/build.mjs`);
-      const built = [
-        '// fm build (config/build.mjs, mimeTableAtBuild): the table populateMaps builds, computed at build time.',
-        `Object.assign(exports.types, JSON.parse(${JSON.stringify(JSON.stringify(mime.types))}))`,
-        `exports._extensionConflicts = JSON.parse(${JSON.stringify(JSON.stringify(mime._extensionConflicts))})`,
-        'for (const type of Object.keys(db)) if (db[type].extensions && db[type].extensions.length) exports.extensions[type] = db[type].extensions',
+      for (const line of [require, call]) {
+        if (!source.includes(line)) throw new Error(`mime-types no longer has ${line}: see mimeTableAtBuild in config/build.mjs`);
+      }
+      const tables = [
+        '// fm build (config/build.mjs, mimeTableAtBuild): the tables populateMaps builds, computed at build time.',
+        `Object.assign(exports.types, ${json(mime.types)})`,
+        `Object.assign(exports.extensions, ${json(mime.extensions)})`,
+        `exports._extensionConflicts = ${json(mime._extensionConflicts)}`,
       ].join('\n');
-      return { contents: source.replace(call, built), loader: 'js' };
+      const charsetsOnly = `// fm build (mimeTableAtBuild): of mime-db, what charset() reads.\nvar db = ${json(charsets)}`;
+      return { contents: source.replace(require, charsetsOnly).replace(call, tables), loader: 'js' };
     });
   },
 };
 
 /**
- * Bundled JSON (mime-db, which every start reads, and iconv-lite's tables) as `JSON.parse` of a
+ * Bundled JSON (statuses' codes, which every start reads, and iconv-lite's tables) as `JSON.parse` of a
  * string: V8 scans a string and parses JSON faster than the same data as an object literal.
  */
 const jsonAsString = {

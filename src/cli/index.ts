@@ -3,35 +3,25 @@ import { Command, CommanderError, Option } from 'commander';
 import { toExitError } from './run.ts';
 import { applyLayers, loadConfigFile, type FileValues } from './layers.ts';
 import { serveCommand } from './commands/serve.ts';
-import { usersCommand } from './commands/users.ts';
-import { configCommand } from './commands/config.ts';
-import { rulesCommand } from './commands/rules.ts';
-import { cmdsCommand } from './commands/cmds.ts';
-import { sharesCommand } from './commands/shares.ts';
-import { tokensCommand } from './commands/tokens.ts';
-import { hashCommand } from './commands/hash.ts';
-import { versionCommand } from './commands/version.ts';
-import { completionCommand } from './commands/completion.ts';
-import { dbCommand } from './commands/db.ts';
 import { VERSION } from '../version.ts';
-import { trashCommand } from './commands/trash.ts';
-import { auditCommand } from './commands/audit.ts';
 
-/** One factory per command group (one file each under commands/). */
-const GROUPS: Array<() => Command> = [
-  serveCommand,
-  usersCommand,
-  configCommand,
-  rulesCommand,
-  cmdsCommand,
-  sharesCommand,
-  tokensCommand,
-  hashCommand,
-  versionCommand,
-  completionCommand,
-  trashCommand,
-  auditCommand,
-  dbCommand,
+/**
+ * The other command groups (one file each under commands/), loaded only for a command line that does not start the
+ * server: their modules import zod schemas (tokens, audit) and helpers that `fm serve` never runs before it listens.
+ */
+const OTHER_GROUPS: Array<() => Promise<() => Command>> = [
+  async () => (await import('./commands/users.ts')).usersCommand,
+  async () => (await import('./commands/config.ts')).configCommand,
+  async () => (await import('./commands/rules.ts')).rulesCommand,
+  async () => (await import('./commands/cmds.ts')).cmdsCommand,
+  async () => (await import('./commands/shares.ts')).sharesCommand,
+  async () => (await import('./commands/tokens.ts')).tokensCommand,
+  async () => (await import('./commands/hash.ts')).hashCommand,
+  async () => (await import('./commands/version.ts')).versionCommand,
+  async () => (await import('./commands/completion.ts')).completionCommand,
+  async () => (await import('./commands/trash.ts')).trashCommand,
+  async () => (await import('./commands/audit.ts')).auditCommand,
+  async () => (await import('./commands/db.ts')).dbCommand,
 ];
 
 /** The program's options that take a value, which the first word of a command line may follow. */
@@ -39,7 +29,7 @@ const VALUE_OPTIONS = new Set(['-d', '--database', '-c', '--config']);
 
 /**
  * Whether a command line (without `node fm`) runs `fm serve`: its first word, after the program's
- * options, is `serve`, and no help or version is asked for before it. The server then builds
+ * options, is `serve`, and no help or version is asked for before it. The server then loads and builds
  * only its own command: the other groups' options and help were ~4 ms of every start.
  */
 export function startsServer(args: string[]): boolean {
@@ -53,7 +43,7 @@ export function startsServer(args: string[]): boolean {
 }
 
 /** fm's command tree; `args`, the command line, only to build just `serve` when it starts the server. */
-export function buildProgram(args: string[] = []): Command {
+export async function buildProgram(args: string[] = []): Promise<Command> {
   const program = new Command('fm')
     .description('a self-hosted web file manager')
     .version(VERSION, '-v, --version', 'print the version')
@@ -75,7 +65,8 @@ Examples:
   fm rules add /private                hide /private from every user
   man fm                               the manual`,
     );
-  for (const group of startsServer(args) ? [serveCommand] : GROUPS) program.addCommand(group());
+  const others = startsServer(args) ? [] : await Promise.all(OTHER_GROUPS.map((load) => load()));
+  for (const group of [serveCommand, ...others]) program.addCommand(group());
   program.hook('preAction', async (_program, actionCommand) => {
     const file = actionCommand.optsWithGlobals<{ config?: string }>().config;
     const values: FileValues = file ? await loadConfigFile(file) : new Map();
@@ -93,7 +84,7 @@ function configure(cmd: Command): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram(argv.slice(2));
+  const program = await buildProgram(argv.slice(2));
   configure(program);
   try {
     await program.parseAsync(argv);

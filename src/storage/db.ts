@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Keyv from 'keyv';
+// Before sqlite3: its addon from the known place, without bindings' search (sqlite-addon.ts).
+import './sqlite-addon.ts';
 // The named export: @keyv/sqlite's CommonJS build (fm.cjs, src/boot/) has no default one.
 import { KeyvSqlite } from '@keyv/sqlite';
 import sqlite3 from 'sqlite3';

@@ -54,7 +54,7 @@ export function tempDir(prefix = 'fm-test-'): string {
 /** Parses `fm serve` arguments with fm's own command tree, without running the action. */
 async function parseServeArgs(argv: string[]): Promise<{ root: string; flags: ServeFlags; cmd: Command }> {
   const { buildProgram } = await import('../../src/cli/index.ts');
-  const program = buildProgram().exitOverride();
+  const program = (await buildProgram()).exitOverride();
   const serve = program.commands.find((c) => c.name() === 'serve')!.exitOverride();
   let parsed: { root: string; flags: ServeFlags; cmd: Command } | undefined;
   serve.action((root: string, flags: ServeFlags, cmd: Command) => {

@@ -3,6 +3,7 @@ import bcrypt from 'bcryptjs';
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it, vi } from 'vitest';
 import { runFm } from '../helpers/cli.ts';
+import { buildProgram } from '../../src/cli/index.ts';
 import { FM_BIN } from '../helpers/server.ts';
 
 vi.setConfig({ testTimeout: 60_000 });
@@ -60,6 +61,21 @@ describe('conventions', () => {
     expect(serve.stdout).toMatch(/Global Options:[\s\S]*--database/);
     expect(program.stdout).toMatch(/^Usage: fm /);
     for (const name of ['serve', 'users', 'config', 'completion']) expect(program.stdout).toMatch(new RegExp(`\\n {2}${name}\\b`));
+  });
+
+  it("the binary's help lists every command of the tree, and each command's help its subcommands and options", async () => {
+    // The binary loads the command groups' modules only for the lines that need them (src/cli/index.ts).
+    const tree = await buildProgram();
+    const groups = ['serve', 'users', 'config', 'rules', 'cmds', 'shares', 'tokens', 'hash', 'version', 'completion', 'trash', 'audit', 'db'];
+    expect(tree.commands.map((cmd) => cmd.name())).toEqual(groups);
+    const program = await runFm(['--help']);
+    for (const cmd of tree.commands) expect(program.stdout).toMatch(new RegExp(`\\n {2}${cmd.name()}\\b`));
+    const helps = await Promise.all(tree.commands.map((cmd) => runFm([cmd.name(), '--help'])));
+    tree.commands.forEach((cmd, i) => {
+      expect(helps[i].code, cmd.name()).toBe(0);
+      for (const sub of cmd.commands) expect(helps[i].stdout, cmd.name()).toMatch(new RegExp(`\\n {2}${sub.name()}\\b`));
+      for (const option of cmd.options) expect(helps[i].stdout, cmd.name()).toContain(option.long ?? option.flags);
+    });
   });
 
   it('usage errors exit 2 with one fm: line; no stack traces', async () => {

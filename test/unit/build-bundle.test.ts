@@ -4,10 +4,14 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import mime from 'mime-types';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../helpers/server.ts';
+
+/** mime-db's table (the package has no types): media type → its charset, extensions, source. */
+const mimeDb: Record<string, { charset?: string }> = createRequire(import.meta.url)('mime-db');
 
 const serverDir = path.join(PROJECT_ROOT, 'dist', 'server');
 const script = fs.readFileSync(path.join(serverDir, 'fm.cjs'), 'latin1');
@@ -20,15 +24,24 @@ describe('the server bundle', () => {
     expect(locales.map((f) => path.basename(f))).toEqual(['en.js']);
   });
 
-  it('holds one MIME table (the nested mime-types 2 copies use the top-level mime-types)', () => {
-    expect(bundledInputs.filter((f) => f.endsWith('/mime-db/db.json'))).toHaveLength(1);
+  it('holds one mime-types (the nested mime-types 2 copies use the top-level one) and no mime-db', () => {
     expect(bundledInputs.filter((f) => f.endsWith('/mime-types/index.js'))).toHaveLength(1);
+    expect(bundledInputs.filter((f) => f.includes('/mime-db/'))).toEqual([]);
   });
 
-  it("holds mime-types' own extension table, built at build time instead of at every start", () => {
-    const table = /Object\.assign\(exports\d*\.types, JSON\.parse\('([^']*)'\)\)/.exec(script)?.[1] ?? '{}';
-    expect(JSON.parse(table)).toEqual({ ...mime.types });
+  it("holds mime-types' own tables, built at build time instead of at every start", () => {
+    const table = (name: string) => JSON.parse(new RegExp(`Object\\.assign\\(exports\\d*\\.${name}, JSON\\.parse\\('([^']*)'\\)\\)`).exec(script)?.[1] ?? '{}');
+    expect(table('types')).toEqual({ ...mime.types });
+    expect(table('extensions')).toEqual({ ...mime.extensions });
     expect(script).not.toMatch(/populateMaps\(exports/);
+  });
+
+  it("holds, of mime-db, every type's charset, which is what mime-types' charset() reads", () => {
+    const db = /^\s*var db = JSON\.parse\('([^']*)'\);$/m.exec(script)?.[1];
+    const charsets: Record<string, { charset: string }> = JSON.parse(db ?? '{}');
+    const expected = Object.entries(mimeDb).filter(([, entry]) => entry.charset);
+    expect(expected.length).toBeGreaterThan(10);
+    expect(Object.entries(charsets)).toEqual(expected.map(([type, entry]) => [type, { charset: entry.charset }]));
   });
 
   it("holds one http-errors (http-assert's pinned copy uses the top-level one)", () => {
@@ -41,9 +54,9 @@ describe('the server bundle', () => {
     expect(script.match(/var __fmBuiltinView = /g)).toHaveLength(1);
   });
 
-  it('parses bundled JSON from a string (mime-db: JSON.parse, not an object literal)', () => {
-    const mimeDb = /^\/\/ \S*\/mime-db\/db\.json\n(?:.*\n){2}(.*)$/m.exec(script)?.[1];
-    expect(mimeDb?.trim()).toMatch(/^module\d*\.exports = JSON\.parse\(['"]\{/);
+  it("parses bundled JSON from a string (statuses' codes: JSON.parse, not an object literal)", () => {
+    const codes = /^\/\/ \S*\/statuses\/codes\.json\n(?:.*\n){2}(.*)$/m.exec(script)?.[1];
+    expect(codes?.trim()).toMatch(/^module\d*\.exports = JSON\.parse\(['"`]\{/);
   });
 
   it("is one CommonJS script that names its content's hash, whose import() calls all go to the loader (src/boot/)", () => {

@@ -3,9 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/index.ts';
 import { completionScript } from '../../src/cli/completion.ts';
 
+const program = await buildProgram();
+
 /** Runs the bash completion function for a command line whose last word is being completed. */
 function complete(words: string[]): string[] {
-  const script = `${completionScript(buildProgram(), 'bash')}
+  const script = `${completionScript(program, 'bash')}
 COMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')})
 COMP_CWORD=${words.length - 1}
 _fm
@@ -32,15 +34,15 @@ describe('fm completion', () => {
 
   it('bash and zsh scripts parse', () => {
     for (const shell of ['bash', 'zsh'] as const) {
-      const script = completionScript(buildProgram(), shell);
+      const script = completionScript(program, shell);
       const r = spawnSync('bash', ['-n'], { input: shell === 'zsh' ? script.replace(/^autoload.*$/m, '') : script, encoding: 'utf8' });
       expect(r.status, r.stderr).toBe(0);
     }
-    expect(completionScript(buildProgram(), 'zsh')).toMatch(/^#compdef fm\n/);
+    expect(completionScript(program, 'zsh')).toMatch(/^#compdef fm\n/);
   });
 
   it('fish: one complete line per subcommand and option, under the right command', () => {
-    const fish = completionScript(buildProgram(), 'fish');
+    const fish = completionScript(program, 'fish');
     expect(fish).toContain("complete -c fm -n '__fm_at \\'users\\'' -a 'add'");
     expect(fish).toContain("complete -c fm -n '__fm_at \\'users/add\\'' -l perm-delete -d 'grant the delete permission'");
     expect(fish).toContain("-l auth-method -x -a 'json noauth proxy hook'");

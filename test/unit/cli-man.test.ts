@@ -109,9 +109,9 @@ const commandSections = new Map(
     ]),
 );
 
-describe('the manual page matches the command tree', () => {
-  const program = buildProgram();
+const program = await buildProgram();
 
+describe('the manual page matches the command tree', () => {
   it('documents the global options', () => {
     const global = sections.find((s) => s.title === 'GLOBAL OPTIONS')!;
     expect(global).toBeDefined();
