@@ -73,6 +73,18 @@ function forget(real: string, k: Kept): void {
   keptNames -= k.folder.names.length;
 }
 
+/** Indices of `names` in ascending order of their sort keys (`keys[i]` is `nameSortKey(names[i])`), ties by the raw name. */
+export function orderByKeys(names: readonly string[], keys: readonly string[]): number[] {
+  const indices: number[] = new Array(names.length);
+  for (let i = 0; i < names.length; i++) indices[i] = i;
+  return indices.sort((a, b) => {
+    const ka = keys[a];
+    const kb = keys[b];
+    if (ka !== kb) return ka < kb ? -1 : 1;
+    return names[a] < names[b] ? -1 : 1; // names in a folder differ
+  });
+}
+
 /**
  * The folder's indices in ascending name order (natural, case-insensitive; ties by the raw
  * name), sorted once per read: each name's sort key computed once, then an array of indices
@@ -86,18 +98,8 @@ export function ascendingOrder(folder: FolderNames): Uint32Array {
   const n = names.length;
   const keys: string[] = folder.keys ?? new Array(n);
   folder.keys = undefined;
-  const indices: number[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    keys[i] ??= nameSortKey(names[i]);
-    indices[i] = i;
-  }
-  indices.sort((a, b) => {
-    const ka = keys[a];
-    const kb = keys[b];
-    if (ka !== kb) return ka < kb ? -1 : 1;
-    return names[a] < names[b] ? -1 : 1; // names in a folder differ
-  });
-  const order = Uint32Array.from(indices);
+  for (let i = 0; i < n; i++) keys[i] ??= nameSortKey(names[i]);
+  const order = Uint32Array.from(orderByKeys(names, keys));
   folder.ascending = order;
   return order;
 }

@@ -16,7 +16,7 @@ import { DIRENT_DIR, DIRENT_LINK, DIRENT_OTHER, readKindsWithBytes } from '../fi
 import { lstatOrUndefined } from '../files/disk/lookup.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { SORTED_MIN } from '../files/disk/tree-scan.ts';
-import { RACY_MS } from '../files/folder-names.ts';
+import { orderByKeys, RACY_MS } from '../files/folder-names.ts';
 import { isPartialName } from '../files/io.ts';
 import { type EntryStore, ROOT_ID } from './store.ts';
 
@@ -83,11 +83,9 @@ async function relistOne(store: EntryStore, id: number, abs: string, skip: (abs:
   }
   if (onDisk !== held.size) return;
   if (!sorted) {
-    const order = ids.map((_, i) => i);
-    order.sort((a, b) => (keys[a] !== keys[b] ? (keys[a] < keys[b] ? -1 : 1) : names[a] < names[b] ? -1 : 1));
     store.relinkChildren(
       id,
-      order.map((i) => ids[i]),
+      orderByKeys(names, keys).map((i) => ids[i]),
     );
   }
   store.markListed(id, st, { children: held.size, dirs, links });
