@@ -166,6 +166,24 @@ describe('listings kept while the folder is watched', () => {
     expect((await itemsOf(a.url)).get('f.txt')?.size).toBe('changed while not watched'.length);
   });
 
+  it('read again only the entry an event names: a folder under constant change answers its other entries from what is kept', async () => {
+    // Events for b.txt never arrive, and the clock stands still: b.txt's old size can only come
+    // from what was kept, and a.txt's event must not have forgotten it.
+    watchFoldersWith({
+      now: () => 0,
+      watch: (dir, onChange) =>
+        fs.watch(dir, { persistent: false, encoding: 'buffer' }, (event, name) => {
+          if (name?.toString() !== 'b.txt') onChange(event, name);
+        }),
+    });
+    const { dir, url } = await listedFolder({ 'a.txt': 'one', 'b.txt': 'one' });
+    fs.appendFileSync(path.join(dir, 'b.txt'), ' two');
+    fs.appendFileSync(path.join(dir, 'a.txt'), ' two');
+    const items = await itemsOf(url);
+    expect(items.get('a.txt')?.size).toBe(7);
+    expect(items.get('b.txt')?.size).toBe(3);
+  });
+
   it('forget a folder’s entries when an entry was replaced and the event was lost (inotify queue overflow)', async () => {
     watchFoldersWith({ watch: (dir) => fs.watch(dir, { persistent: false }, () => {}) }); // events never arrive
     const { dir, url } = await listedFolder({ 'f.txt': 'one' });

@@ -77,12 +77,17 @@ function forget(real: string, k: Kept): void {
 export function orderByKeys(names: readonly string[], keys: readonly string[]): number[] {
   const indices: number[] = new Array(names.length);
   for (let i = 0; i < names.length; i++) indices[i] = i;
-  return indices.sort((a, b) => {
+  return indices.sort(byKeys(names, keys));
+}
+
+/** orderByKeys's comparator of two indices (also indexer/sliced-order.ts's, which sorts the same in slices). */
+export function byKeys(names: readonly string[], keys: readonly string[]): (a: number, b: number) => number {
+  return (a, b) => {
     const ka = keys[a];
     const kb = keys[b];
     if (ka !== kb) return ka < kb ? -1 : 1;
     return names[a] < names[b] ? -1 : 1; // names in a folder differ
-  });
+  };
 }
 
 /**

@@ -53,6 +53,31 @@ export async function readKindsWithBytes(dir: string): Promise<{ names: string[]
   return { names, kinds, bytes };
 }
 
+/** Entries handed over per turn of the event loop by readKindsInBatches. */
+const BATCH = 1024;
+
+/**
+ * The names and kinds of a folder whose names are all UTF-8, as readKindsWithBytes gives them,
+ * read BATCH entries per turn of the event loop (a 100,000-entry folder read at once holds the
+ * loop ~30-80 ms while Node makes its entries; read so, ~3 ms at most); undefined when some
+ * name is suspect (names.ts: it would need the byte-exact reading).
+ */
+export async function readKindsInBatches(dir: string): Promise<{ names: string[]; kinds: Uint8Array } | undefined> {
+  const d = await fsp.opendir(osPath(dir), { bufferSize: BATCH });
+  const names: string[] = [];
+  const kinds: number[] = [];
+  try {
+    for (let e = await d.read(); e; e = await d.read()) {
+      if (isSuspect(e.name)) return undefined;
+      names.push(e.name);
+      kinds.push(e.isDirectory() ? DIRENT_DIR : e.isSymbolicLink() ? DIRENT_LINK : DIRENT_OTHER);
+    }
+  } finally {
+    await d.close();
+  }
+  return { names, kinds: Uint8Array.from(kinds) };
+}
+
 export function readNamesSync(dir: string): string[] {
   const p = osPath(dir);
   const names = fs.readdirSync(p);

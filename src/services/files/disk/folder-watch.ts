@@ -1,14 +1,18 @@
 /**
  * The lstat results of recently listed folders' entries, kept while the kernel reports no change
  * in the folder: one `fs.watch` (inotify) per folder, at most MAX_FOLDERS folders, the least
- * recently listed one's watch closed first. Any event in a folder forgets all of its entries.
+ * recently listed one's watch closed first. An event naming an entry forgets that entry; one
+ * naming none (or a name not given as bytes) forgets all of the folder's entries.
  *
  * Why an answer is never stale (docs/decisions.md, "Performance: listings, continued"): inotify
  * queues an event inside the system call that makes the change, before that call returns, so a
  * change made before a request was sent is queued before the request's bytes arrive. Events are
  * read when the event loop polls; a lookup first waits for one turn of the loop (setImmediate,
  * which runs after the poll phase that read the request), so every event queued before the
- * request has been delivered by then. Only entries whose own lstat cannot change without an
+ * request has been delivered by then. Every change to an entry's own lstat (written, truncated,
+ * chmod'ed, touched, created, removed, renamed over or away) queues an event carrying the
+ * entry's name, so a folder under constant change still answers its other entries from what is
+ * kept. Only entries whose own lstat cannot change without an
  * event here are kept: not folders (their mtime follows their own contents), not links (the
  * listing resolves them through the gate on every request), not files with several hard links
  * (a write through another folder's link is reported there). A folder that cannot be watched
@@ -19,13 +23,13 @@ import fs from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type EntryPaths, KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, type RawStats, statAll } from './listing-worker.ts';
 import { UseOrderMap } from '../../use-order-map.ts';
-import { osPath } from './names.ts';
+import { decodeName, osPath } from './names.ts';
 import type { Stats } from './types.ts';
 
-/** fs.watch of one folder (tests inject failures through `watchFoldersWith`). */
-export type WatchOne = (dir: string | Buffer, onChange: () => void) => fs.FSWatcher;
+/** fs.watch of one folder, names as bytes (tests inject failures through `watchFoldersWith`). */
+export type WatchOne = (dir: string | Buffer, onChange: (event: string, name: Buffer | string | null) => void) => fs.FSWatcher;
 
-const watchWithNode: WatchOne = (dir, onChange) => fs.watch(dir, { persistent: false }, onChange);
+const watchWithNode: WatchOne = (dir, onChange) => fs.watch(dir, { persistent: false, encoding: 'buffer' }, onChange);
 
 /** Local file systems whose every change goes through this kernel (statfs f_type; also upload staging's durability). */
 export const LOCAL_FS = new Set([
@@ -162,7 +166,7 @@ function startWatch(real: string, folder: Stats): Watched | undefined {
   let w: Watched | undefined; // set below, before any event can be delivered
   let watcher: fs.FSWatcher;
   try {
-    watcher = watchOne(osPath(real), () => w && forgetEntries(w));
+    watcher = watchOne(osPath(real), (_event, name) => w && forgetNamed(w, name));
   } catch {
     return undefined; // ENOSPC, EMFILE, gone: listed without keeping anything
   }
@@ -175,6 +179,15 @@ function startWatch(real: string, folder: Stats): Watched | undefined {
     close(oldest, o);
   }
   return started;
+}
+
+/**
+ * The entry an event names, decoded exactly as the listing's names are (names.ts); all of them
+ * when the event names none, or a name as a string, which may not spell a name that is not UTF-8.
+ */
+function forgetNamed(w: Watched, name: Buffer | string | null): void {
+  if (!Buffer.isBuffer(name)) forgetEntries(w);
+  else if (w.known.delete(decodeName(name))) keptEntries--;
 }
 
 function forgetEntries(w: Watched): void {
