@@ -35,7 +35,7 @@ export interface AlternatingResult {
   load: [number, number];
 }
 
-/** Wait at most this long for the kernel's dirty and writeback pages to drain. */
+/** Wait at most this long (sync included) for the kernel's dirty and writeback pages to drain. */
 const SETTLE_LIMIT_MS = 10_000;
 /** Drained: less than this much dirty or under writeback, machine-wide. */
 const SETTLED_BYTES = 32 * 1024 * 1024;
@@ -50,8 +50,8 @@ function pendingWriteback(): number {
 
 /** Writes back every dirty page (others' too), waits for it, then deletes `stale`. */
 export async function settle(stale: string[]): Promise<void> {
-  spawnSync('sync');
   const until = performance.now() + SETTLE_LIMIT_MS;
+  spawnSync('sync', { timeout: SETTLE_LIMIT_MS });
   while (pendingWriteback() > SETTLED_BYTES && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
   for (const f of stale) fs.rmSync(f, { force: true });
 }
