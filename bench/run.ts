@@ -33,7 +33,7 @@ import { benchQuota } from './quotas.ts';
 import { benchAudit } from './audit.ts';
 import { benchAnalyzer, benchLive } from './live.ts';
 import { benchPostgres } from './postgres.ts';
-import { freshDownloadRow, parallelUploadRow, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
+import { freshDownloadRow, parallelUploadRow, roundsNote, runFreshDownloadBench, runParallelUploadBench } from './transfers.ts';
 
 const args = process.argv.slice(2);
 const small = args.includes('--small');
@@ -136,7 +136,7 @@ await section('download', async () => {
 
 await section('upload', async () => {
   const size = small ? 256 * 1024 * 1024 : 1024 ** 3;
-  const r = await runUploadBench({ size, runs: 3 });
+  const r = await runUploadBench({ size, runs: 5 });
   return [
     {
       workload: `tus upload ${fmt(size / 1024 ** 3, 2)} GiB in 10 MiB chunks`,
@@ -144,9 +144,9 @@ await section('upload', async () => {
       baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
       ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.8)`,
       score: { value: r.ratio, target: 0.8, better: 'higher' },
-      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')})`,
+      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')}); rounds ${roundsNote(r.tusRuns, r.diskRuns, r.ratios, r.load)}`,
     },
-    parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 3, log)),
+    parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 5, log)),
   ];
 });
 

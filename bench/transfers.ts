@@ -13,6 +13,7 @@ import { adminClient } from '../test/helpers/server.ts';
 import { spawnFm } from '../test/helpers/spawn.ts';
 import { curlSpeed, fmt, median, startFm, startNginx } from './lib.ts';
 import type { Row } from './search.ts';
+import { alternate } from './rounds.ts';
 import { uploadThroughTus, writeToDisk } from './upload.ts';
 
 /** CPU seconds (user + system, every thread) a process has used, from /proc (Linux). */
@@ -93,17 +94,21 @@ export function freshDownloadRow(bytes: number, r: FreshDownloadResult): Row {
 export interface ParallelUploadResult {
   /** Aggregate MB/s of each round: all uploads' bytes over the time until the last one finished. */
   tusMBps: number[];
+  /** One more than tusMBps: B F B F … F B (bench/rounds.ts). */
   diskMBps: number[];
   /** fm's CPU seconds (user + system) per GiB uploaded, each round. */
   fmCpuPerGiB: number[];
-  /** Median over rounds of tus / disk, each tus round paired with the disk round before it. */
+  /** Each tus round over the mean of the disk rounds before and after it, and their median. */
+  ratios: number[];
   ratio: number;
+  /** 1-minute load average before and after. */
+  load: [number, number];
 }
 
 /**
  * `uploads` tus uploads at once (10 MiB PATCHes, one connection each) against as many files
  * written at once by one process on the same disk (10 MiB writes, one fsync each at the end and
- * one of the folder: a finished upload's promise), alternating.
+ * one of the folder: a finished upload's promise), alternating (bench/rounds.ts).
  */
 export async function runParallelUploadBench(
   total: number,
@@ -120,37 +125,48 @@ export async function runParallelUploadBench(
   const buf = Buffer.alloc(10 * 1024 * 1024);
   for (let i = 0; i < buf.length; i += 4) buf.writeUInt32LE((i * 2654435761) >>> 0, i);
   const fm = await spawnFm({ root, home, args: ['--log', 'off'] });
-  const result: ParallelUploadResult = { tusMBps: [], diskMBps: [], fmCpuPerGiB: [], ratio: 0 };
-  const ratios: number[] = [];
+  const result: ParallelUploadResult = { tusMBps: [], diskMBps: [], fmCpuPerGiB: [], ratios: [], ratio: 0, load: [0, 0] };
   const mbps = (ms: number) => (each * uploads) / 1e6 / (ms / 1000);
   try {
     const admin = await adminClient(fm);
     const names = Array.from({ length: uploads }, (_, i) => `parallel-${i}.bin`);
-    for (let r = 0; r < rounds; r++) {
-      const started = performance.now();
-      await Promise.all(names.map((n) => writeToDisk(path.join(work, n), buf, each)));
-      const disk = mbps(performance.now() - started);
-      for (const n of names) fs.rmSync(path.join(work, n));
-      const cpu0 = cpuSeconds(fm.child.pid!);
-      const t = performance.now();
-      await Promise.all(names.map((n) => uploadThroughTus(fm.url, admin.token, n, buf, each)));
-      const tus = mbps(performance.now() - t);
-      result.fmCpuPerGiB.push((cpuSeconds(fm.child.pid!) - cpu0) / ((each * uploads) / 1024 ** 3));
-      for (const n of names) {
-        if (fs.statSync(path.join(root, n)).size !== each) throw new Error(`${n} has the wrong size`);
-        fs.rmSync(path.join(root, n));
-      }
-      result.diskMBps.push(disk);
-      result.tusMBps.push(tus);
-      ratios.push(tus / disk);
-      log(`${uploads} parallel uploads round ${r + 1}: tus ${fmt(tus, 0)} MB/s (cpu ${fmt(result.fmCpuPerGiB[r], 2)} s/GiB), disk ${fmt(disk, 0)} MB/s`);
-    }
+    const measured = await alternate(
+      rounds,
+      async () => {
+        const files = names.map((n) => path.join(work, n));
+        const started = performance.now();
+        await Promise.all(files.map((f) => writeToDisk(f, buf, each)));
+        return { mbps: mbps(performance.now() - started), files };
+      },
+      async () => {
+        const cpu0 = cpuSeconds(fm.child.pid!);
+        const t = performance.now();
+        await Promise.all(names.map((n) => uploadThroughTus(fm.url, admin.token, n, buf, each)));
+        const tus = mbps(performance.now() - t);
+        result.fmCpuPerGiB.push((cpuSeconds(fm.child.pid!) - cpu0) / ((each * uploads) / 1024 ** 3));
+        const files = names.map((n) => path.join(root, n));
+        for (const f of files) if (fs.statSync(f).size !== each) throw new Error(`${f} has the wrong size`);
+        log(`${uploads} parallel uploads: tus ${fmt(tus, 0)} MB/s (cpu ${fmt(result.fmCpuPerGiB.at(-1) ?? 0, 2)} s/GiB)`);
+        return { mbps: tus, files };
+      },
+      log,
+    );
+    result.tusMBps = measured.fm;
+    result.diskMBps = measured.baseline;
+    result.ratios = measured.ratios;
+    result.ratio = measured.ratio;
+    result.load = measured.load;
   } finally {
     await fm.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
-  result.ratio = median(ratios);
   return result;
+}
+
+/** Every round of a B F B … F B sequence: "fm / baseline MB/s = ratio" per fm round, and the last baseline. */
+export function roundsNote(fm: number[], baseline: number[], ratios: number[], load: [number, number]): string {
+  const rounds = fm.map((x, i) => `${fmt(x, 0)} vs ${fmt(baseline[i], 0)}|${fmt(baseline[i + 1], 0)} = ${fmt(ratios[i], 2)}×`);
+  return `${rounds.join(', ')}; load ${fmt(load[0], 1)}–${fmt(load[1], 1)}`;
 }
 
 /** The table row of the parallel uploads. */
@@ -161,6 +177,6 @@ export function parallelUploadRow(total: number, uploads: number, r: ParallelUpl
     baseline: `${uploads} × write + fsync ${fmt(median(r.diskMBps), 0)} MB/s`,
     ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.7)`,
     score: { value: r.ratio, target: 0.7, better: 'higher' },
-    note: `server CPU ${fmt(median(r.fmCpuPerGiB), 2)} s/GiB`,
+    note: `server CPU ${fmt(median(r.fmCpuPerGiB), 2)} s/GiB; rounds ${roundsNote(r.tusMBps, r.diskMBps, r.ratios, r.load)}`,
   };
 }

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { adminClient } from '../test/helpers/server.ts';
 import { spawnFm } from '../test/helpers/spawn.ts';
 import { median } from './lib.ts';
+import { alternate } from './rounds.ts';
 
 const MiB = 1024 * 1024;
 
@@ -21,7 +22,7 @@ export interface UploadBenchOptions {
   size?: number;
   /** Bytes per PATCH and per write (default 10 MiB). */
   chunk?: number;
-  /** Runs of each side, alternating; medians are reported (default 3). */
+  /** tus runs, between runs + 1 baseline runs (alternating); medians are reported (default 3). */
   runs?: number;
   /** Folder on the disk under test (default the OS temp folder). */
   dir?: string;
@@ -34,8 +35,9 @@ export interface UploadBenchResult {
   /** Median MB/s (10^6 bytes per second) of each side. */
   diskMBps: number;
   tusMBps: number;
-  /** Median over runs of tus / disk, each run paired with the baseline just before it; the target is ≥ 0.7. */
+  /** Median over runs of tus / disk, each run against the mean of the baseline runs before and after it (bench/rounds.ts). */
   ratio: number;
+  ratios: number[];
   /** 1-minute load average before and after (the machine may be shared). */
   load: [number, number];
   /** Server RSS after start-up, and its high-water mark (VmHWM) then and after all uploads, in MB (10^6 bytes). */
@@ -49,6 +51,7 @@ export interface UploadBenchResult {
   /** Server CPU seconds per GiB uploaded (user + system): the median, and each run's. */
   serverCpuPerGiB: number;
   serverCpuRuns: number[];
+  /** Every run's MB/s in order: the runs + 1 baseline runs around the tus runs. */
   diskRuns: number[];
   tusRuns: number[];
 }
@@ -153,36 +156,35 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
     const admin = await adminClient(fm);
     const pid = fm.child.pid!;
     const idle = rssOf(pid);
-    const loadBefore = os.loadavg()[0];
-    const diskRuns: number[] = [];
-    const tusRuns: number[] = [];
     const cpuRuns: number[] = [];
     const rssAfterRuns: number[] = [];
     let uploadPeak = 0;
-    for (let i = 0; i < runs; i++) {
-      const baseline = path.join(work, 'baseline.bin');
-      diskRuns.push(mbps(size, await writeToDisk(baseline, buf, size)));
-      await fsp.rm(baseline);
-      const cpu = cpuOf(pid);
-      const sampler = setInterval(() => (uploadPeak = Math.max(uploadPeak, rssOf(pid).rss)), 20);
-      tusRuns.push(mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size)));
-      clearInterval(sampler);
-      cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
-      rssAfterRuns.push(rssOf(pid).rss);
-      const uploaded = path.join(root, 'upload.bin');
-      if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
-      await fsp.rm(uploaded);
-    }
+    const baseline = path.join(work, 'baseline.bin');
+    const uploaded = path.join(root, 'upload.bin');
+    const rounds = await alternate(
+      runs,
+      async () => ({ mbps: mbps(size, await writeToDisk(baseline, buf, size)), files: [baseline] }),
+      async () => {
+        const cpu = cpuOf(pid);
+        const sampler = setInterval(() => (uploadPeak = Math.max(uploadPeak, rssOf(pid).rss)), 20);
+        const ms = await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size);
+        clearInterval(sampler);
+        cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
+        rssAfterRuns.push(rssOf(pid).rss);
+        if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
+        return { mbps: mbps(size, ms), files: [uploaded] };
+      },
+    );
     const peak = rssOf(pid);
-    const ratio = median(tusRuns.map((t, i) => t / diskRuns[i]));
     return {
       size,
       chunk,
       runs,
-      diskMBps: median(diskRuns),
-      tusMBps: median(tusRuns),
-      ratio,
-      load: [loadBefore, os.loadavg()[0]],
+      diskMBps: median(rounds.baseline),
+      tusMBps: median(rounds.fm),
+      ratio: rounds.ratio,
+      ratios: rounds.ratios,
+      load: rounds.load,
       idleRssMB: idle.rss,
       startHwmMB: idle.hwm,
       peakRssMB: peak.hwm,
@@ -190,8 +192,8 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       serverCpuPerGiB: median(cpuRuns),
       serverCpuRuns: cpuRuns,
       rssAfterRuns,
-      diskRuns,
-      tusRuns,
+      diskRuns: rounds.baseline,
+      tusRuns: rounds.fm,
     };
   } finally {
     await fm.stop();
@@ -209,14 +211,14 @@ Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores, 
 ${(r.size / MiB).toFixed(0)} MiB uploaded through \`/api/tus\` in ${(r.chunk / MiB).toFixed(0)} MiB PATCHes over loopback (one connection, keep-alive)
 to a real \`fm serve\`, against writing the same bytes in ${(r.chunk / MiB).toFixed(0)} MiB writes plus one fsync of the file and one of its folder on the same disk, in the same run.
 The tus time runs from the creation POST to the last 204, so it includes fm's fdatasync of the last chunk and the move into place.
-${r.runs} alternating runs of each; medians, and the ratio is the median of each run's tus / the baseline run just before it.
+${r.runs} tus runs between ${r.runs + 1} baseline runs, each run of either side after a \`sync\` and one unmeasured baseline run whose file is deleted just before it (bench/rounds.ts); medians, and the ratio is the median of each tus run / the mean of the baseline runs on either side.
 MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load[1].toFixed(1)} after (${os.cpus().length} cores; other work on the machine makes the figures noisy).
 
 | measure | value | target |
 |---|---|---|
 | disk write (baseline) | ${f(r.diskMBps)} MB/s (runs: ${runs(r.diskRuns)}) | |
 | tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
-| ratio per run | ${r.tusRuns.map((t, i) => (t / r.diskRuns[i]).toFixed(2)).join(' / ')} | |
+| ratio per run | ${r.ratios.map((x) => x.toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
 | server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
 | server RSS after start-up (its VmHWM then) | ${f(r.idleRssMB)} MB (${f(r.startHwmMB)} MB) | |
