@@ -144,7 +144,7 @@ await section('upload', async () => {
       baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
       ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.8)`,
       score: { value: r.ratio, target: 0.8, better: 'higher' },
-      note: `server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')}); rounds ${roundsNote(r.tusRuns, r.diskRuns, r.ratios, r.load)}`,
+      note: `a bare Node receiver (bench/bare-receiver.ts) ${fmt(r.bareMBps, 0)} MB/s = ${fmt(r.bareRatio, 2)}× the baseline, fm ${fmt(r.tusMBps / r.bareMBps, 2)}× of it; server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')}); rounds ${roundsNote(r.tusRuns, r.diskRuns, r.ratios, r.load)}`,
     },
     parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 5, log)),
   ];

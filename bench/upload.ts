@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { adminClient } from '../test/helpers/server.ts';
 import { spawnFm } from '../test/helpers/spawn.ts';
 import { median } from './lib.ts';
+import { startBareReceiver } from './bare-receiver.ts';
 import { alternate } from './rounds.ts';
 
 const MiB = 1024 * 1024;
@@ -54,6 +55,9 @@ export interface UploadBenchResult {
   /** Every run's MB/s in order: the runs + 1 baseline runs around the tus runs. */
   diskRuns: number[];
   tusRuns: number[];
+  /** Median MB/s of the same uploads into a bare Node receiver (bench/bare-receiver.ts), and its median ratio to the baseline. */
+  bareMBps: number;
+  bareRatio: number;
 }
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -176,7 +180,26 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       },
     );
     const peak = rssOf(pid);
+    // The same rounds against a bare Node receiver (bench/bare-receiver.ts): Node's own ceiling here.
+    const bareDir = path.join(work, 'bare');
+    fs.mkdirSync(bareDir);
+    const bare = await startBareReceiver(bareDir);
+    let bareRounds: Awaited<ReturnType<typeof alternate>>;
+    try {
+      bareRounds = await alternate(
+        Math.min(runs, 3),
+        async () => ({ mbps: mbps(size, await writeToDisk(baseline, buf, size)), files: [baseline] }),
+        async () => ({
+          mbps: mbps(size, await uploadThroughTus(bare.url, '', 'upload.bin', buf, size)),
+          files: [path.join(bareDir, 'upload.bin')],
+        }),
+      );
+    } finally {
+      await bare.stop();
+    }
     return {
+      bareMBps: median(bareRounds.fm),
+      bareRatio: bareRounds.ratio,
       size,
       chunk,
       runs,
@@ -220,6 +243,7 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
 | ratio per run | ${r.ratios.map((x) => x.toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
+| a bare Node receiver (bench/bare-receiver.ts), the same rounds | ${f(r.bareMBps)} MB/s = ${r.bareRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / r.bareMBps).toFixed(2)}× of it | |
 | server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
 | server RSS after start-up (its VmHWM then) | ${f(r.idleRssMB)} MB (${f(r.startHwmMB)} MB) | |
 | server RSS after each upload | ${runs(r.rssAfterRuns)} MB | |
