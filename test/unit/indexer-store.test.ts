@@ -224,8 +224,11 @@ describe('snapshots of the packed store', () => {
       for (let f = 0; f < 1000; f++) s.add(folder, file(`${'n'.repeat((d * 7 + f) % 300)}-${f}`, f, f + 0.5));
     }
     const snapshot = path.join(data, 'big.bin');
-    await saveSnapshot(s, '/root', snapshot);
+    let waits = 0;
+    await saveSnapshot(s, '/root', snapshot, async () => void waits++);
     expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
+    // Before each 256 KiB chunk (searches go first: search-activity.ts).
+    expect(waits).toBeGreaterThanOrEqual(Math.ceil(fs.statSync(snapshot).size / (256 * 1024)));
     const loaded = loadSnapshot(snapshot, '/root', () => {})!;
     expect(dump(loaded)).toEqual(dump(s));
     // Written folder by folder: each folder's entries get consecutive ids (their sibling links are implied).

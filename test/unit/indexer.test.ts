@@ -181,6 +181,33 @@ describe('SearchIndex on a real folder', () => {
     await idx.close();
   });
 
+  it('holds its snapshot between chunks while a search runs, and writes it once the search ends', async () => {
+    // The save would take a few ms; a running search holds it for up to a minute per chunk here.
+    const searchQuiet = { quietMs: 20, maxWaitMs: 60_000 };
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false, saveIntervalMs: 10, searchQuiet });
+    await idx.start();
+    const liveIn = () => loadSnapshot(idx.snapshotFile, root, () => {})?.live;
+    expect(liveIn()).toBe(6);
+    const search = idx.query(root, ['report'], false);
+    expect(search.next().done).toBe(false);
+    fs.writeFileSync(path.join(root, 'docs/report-later.txt'), 'l');
+    await idx.written(path.join(root, 'docs/report-later.txt'));
+    // The periodic save starts (its temporary file appears), then waits for the search.
+    const started = () => fs.readdirSync(data).some((f) => f.includes('.tmp-'));
+    const until = async (done: () => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    };
+    await until(started, 5000);
+    expect(started()).toBe(true);
+    await until(() => liveIn() !== 6, 300);
+    expect(liveIn()).toBe(6);
+    search.return(undefined);
+    await until(() => liveIn() === 7, 5000);
+    expect(liveIn()).toBe(7);
+    await idx.close();
+  });
+
   it('ignores a snapshot written for another root', async () => {
     const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false });
     await idx.start();

@@ -18,6 +18,7 @@ import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
 import { relistFolder, relistLarge } from './relist.ts';
+import { SearchActivity, type SearchActivityOptions } from './search-activity.ts';
 
 export interface IndexStatus {
   ready: boolean;
@@ -70,6 +71,8 @@ export interface IndexOptions {
   scanWorker?: StartTreeScan | false;
   /** How long a listed folder's changes must have settled before it is put in order and marked again, ms (default 5 s). */
   relistAfterMs?: number;
+  /** How long the snapshot waits for searches between its chunks (search-activity.ts; tests set it). */
+  searchQuiet?: SearchActivityOptions;
 }
 
 export class SearchIndex {
@@ -90,9 +93,12 @@ export class SearchIndex {
   private timers: NodeJS.Timeout[] = [];
   /** Listed folders whose children changed, by id, each relisted once its changes settle (relist.ts). */
   private readonly relists = new Map<number, NodeJS.Timeout>();
+  /** Searches in progress: the snapshot waits for them between its chunks. */
+  private readonly searches: SearchActivity;
   readonly snapshotFile: string;
 
   constructor(private readonly opts: IndexOptions) {
+    this.searches = new SearchActivity(opts.searchQuiet);
     const tag = crypto.createHash('sha1').update(opts.root).digest('hex').slice(0, 12);
     this.snapshotFile = path.join(opts.dataDir, `search-index-${tag}.bin`);
   }
@@ -295,7 +301,8 @@ export class SearchIndex {
     if (!this.ready || !this.dirty) return;
     this.dirty = false;
     try {
-      await saveSnapshot(this.store, this.opts.root, this.snapshotFile);
+      const quiet = () => (this.abort.signal.aborted ? Promise.resolve() : this.searches.quiet());
+      await saveSnapshot(this.store, this.opts.root, this.snapshotFile, quiet);
     } catch (err) {
       this.dirty = true;
       this.opts.log.warn(`search index: could not save a snapshot: ${(err as Error).message}`);
@@ -386,56 +393,61 @@ export class SearchIndex {
    */
   *query(dirAbs: string, terms: string[], caseSensitive: boolean, filter?: (e: IndexedEntry) => boolean): Generator<IndexHit> {
     const store = this.store;
-    const dirId = this.idOf(dirAbs);
-    if (dirId < 0 || !store.isDir(dirId)) return;
-    const needles = terms.filter(Boolean);
-    const lowered = needles.map((t) => t.toLowerCase());
-    const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
-    const matches = (id: number): boolean => {
-      if (named && !named(id)) return false;
-      if (filter) {
-        const isDir = store.isDir(id);
-        if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
-          return false;
+    const ended = this.searches.begin();
+    try {
+      const dirId = this.idOf(dirAbs);
+      if (dirId < 0 || !store.isDir(dirId)) return;
+      const needles = terms.filter(Boolean);
+      const lowered = needles.map((t) => t.toLowerCase());
+      const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
+      const matches = (id: number): boolean => {
+        if (named && !named(id)) return false;
+        if (filter) {
+          const isDir = store.isDir(id);
+          if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
+            return false;
+          }
+        }
+        return dirId === ROOT_ID || store.isUnder(id, dirId);
+      };
+      // Hits come in runs from the same folder, and folders share ancestors: each folder's path
+      // below `dirId` ("a/b/", "" for `dirId` itself) is spelt once per query, from its parent's.
+      const folderRels = new Map<number, string>([[dirId, '']]);
+      const relOf = (folder: number): string => {
+        if (folder <= ROOT_ID) return ''; // only reached when `dirId` is the root
+        let rel = folderRels.get(folder);
+        if (rel === undefined) {
+          rel = `${relOf(store.parentOf(folder))}${store.name(folder)}/`;
+          folderRels.set(folder, rel);
+        }
+        return rel;
+      };
+      const hit = (id: number): IndexHit => ({
+        rel: relOf(store.parentOf(id)) + store.name(id),
+        isDir: store.isDir(id),
+        isLink: store.isLink(id),
+        size: store.sizeOf(id),
+        mtimeMs: store.mtime[id],
+      });
+      const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
+      if (!lists) {
+        const count = store.count;
+        for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
+        return;
+      }
+      const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
+      for (const list of lists) {
+        for (const id of list) {
+          if (store.isDead(id) || id === dirId) continue;
+          if (seen) {
+            if (seen[id]) continue;
+            seen[id] = 1;
+          }
+          if (matches(id)) yield hit(id);
         }
       }
-      return dirId === ROOT_ID || store.isUnder(id, dirId);
-    };
-    // Hits come in runs from the same folder, and folders share ancestors: each folder's path
-    // below `dirId` ("a/b/", "" for `dirId` itself) is spelt once per query, from its parent's.
-    const folderRels = new Map<number, string>([[dirId, '']]);
-    const relOf = (folder: number): string => {
-      if (folder <= ROOT_ID) return ''; // only reached when `dirId` is the root
-      let rel = folderRels.get(folder);
-      if (rel === undefined) {
-        rel = `${relOf(store.parentOf(folder))}${store.name(folder)}/`;
-        folderRels.set(folder, rel);
-      }
-      return rel;
-    };
-    const hit = (id: number): IndexHit => ({
-      rel: relOf(store.parentOf(id)) + store.name(id),
-      isDir: store.isDir(id),
-      isLink: store.isLink(id),
-      size: store.sizeOf(id),
-      mtimeMs: store.mtime[id],
-    });
-    const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
-    if (!lists) {
-      const count = store.count;
-      for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
-      return;
-    }
-    const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
-    for (const list of lists) {
-      for (const id of list) {
-        if (store.isDead(id) || id === dirId) continue;
-        if (seen) {
-          if (seen[id]) continue;
-          seen[id] = 1;
-        }
-        if (matches(id)) yield hit(id);
-      }
+    } finally {
+      ended();
     }
   }
 
