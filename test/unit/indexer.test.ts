@@ -84,6 +84,39 @@ describe('TrigramIndex', () => {
     }
   });
 
+  it('hands out the same ids in blocks of any size, with ids added while a reader pauses read too', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const t = new TrigramIndex();
+    const ids: number[] = [];
+    let id = 0;
+    const add = () => {
+      id += random() < 0.7 ? 1 : 1 + Math.floor(random() * 20_000);
+      ids.push(id);
+      t.add(id, 'abc');
+    };
+    for (let i = 0; i < 3000; i++) {
+      add();
+      if (i === 2000) t.trim();
+    }
+    const readAll = (block: number) => {
+      const cursor = t.candidates('abc')!;
+      const out = new Int32Array(block);
+      const got: number[] = [];
+      for (let n = cursor.read(out); n > 0; n = cursor.read(out)) got.push(...out.subarray(0, n));
+      return got;
+    };
+    for (const block of [1, 2, 3, 7, 256, 10_000]) expect(readAll(block), `block ${block}`).toEqual(ids);
+    // A reader paused half-way (a query yielding to the event loop) reads what is added meanwhile.
+    const cursor = t.candidates('abc')!;
+    const out = new Int32Array(1000);
+    const got = [...out.subarray(0, cursor.read(out))];
+    for (let i = 0; i < 500; i++) add();
+    for (let n = cursor.read(out); n > 0; n = cursor.read(out)) got.push(...out.subarray(0, n));
+    expect(got).toEqual(ids);
+    expect(t.candidates('abd')!.read(out)).toBe(0);
+  });
+
   it('gives the same ids once packed, across several pools, and after live additions and a second packing', () => {
     // Enough postings that the build's chunks outgrow the first pool and come from mapped ones.
     const t = new TrigramIndex();

@@ -8,8 +8,8 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../context.ts';
 import { EntryStore, type FolderStat, type IndexedType, type ListedCounts, ROOT_ID } from './store.ts';
-import { TrigramIndex } from './trigrams.ts';
-import { nameMatcher } from './match.ts';
+import { type PostingCursor, TrigramIndex } from './trigrams.ts';
+import { namedFilter } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
 import { compactionDue, compactStore } from './compact.ts';
 import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
@@ -19,6 +19,16 @@ import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
 import { relistFolder, relistLarge } from './relist.ts';
 import { SearchActivity, type SearchActivityOptions } from './search-activity.ts';
+
+/** Candidate ids read and checked per step of a query. */
+const BLOCK = 1024;
+
+/** Keeps the live entries of `ids[0 .. n)` at its front, in order; returns how many. */
+function keepLive(store: EntryStore, ids: Int32Array, n: number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) if (!store.isDead(ids[i])) ids[k++] = ids[i];
+  return k;
+}
 
 export interface IndexStatus {
   ready: boolean;
@@ -399,9 +409,8 @@ export class SearchIndex {
       if (dirId < 0 || !store.isDir(dirId)) return;
       const needles = terms.filter(Boolean);
       const lowered = needles.map((t) => t.toLowerCase());
-      const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
-      const matches = (id: number): boolean => {
-        if (named && !named(id)) return false;
+      const named = needles.length ? namedFilter(store, needles, caseSensitive) : undefined;
+      const passes = (id: number): boolean => {
         if (filter) {
           const isDir = store.isDir(id);
           if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
@@ -429,21 +438,35 @@ export class SearchIndex {
         size: store.sizeOf(id),
         mtimeMs: store.mtime[id],
       });
-      const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
-      if (!lists) {
-        const count = store.count;
-        for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
-        return;
-      }
-      const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
-      for (const list of lists) {
-        for (const id of list) {
-          if (store.isDead(id) || id === dirId) continue;
-          if (seen) {
-            if (seen[id]) continue;
-            seen[id] = 1;
+      // Candidates a block at a time (trigrams.ts PostingCursor): every id when a term is
+      // shorter than a trigram, else each term's rarest trigram's list.
+      const lists: PostingCursor[] | undefined =
+        lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
+      const block = new Int32Array(BLOCK);
+      const seen = lists && lists.length > 1 ? new Uint8Array(store.count) : undefined;
+      let nextId = 1;
+      const count = store.count;
+      for (let list = 0; list < (lists?.length ?? 1); list++) {
+        for (;;) {
+          let n: number;
+          if (lists) n = lists[list].read(block);
+          else {
+            n = Math.min(BLOCK, count - nextId);
+            for (let i = 0; i < n; i++) block[i] = nextId + i;
+            nextId += n;
           }
-          if (matches(id)) yield hit(id);
+          if (n <= 0) break;
+          const kept = named ? named(block, n) : keepLive(store, block, n);
+          for (let i = 0; i < kept; i++) {
+            const id = block[i];
+            // Checked again: an entry may have gone while the query paused earlier in the block.
+            if (id === dirId || store.isDead(id)) continue;
+            if (seen) {
+              if (seen[id]) continue;
+              seen[id] = 1;
+            }
+            if (passes(id)) yield hit(id);
+          }
         }
       }
     } finally {
