@@ -17,13 +17,13 @@ describe('SearchActivity (background work waits for searches)', () => {
   it('lets work through at once when no search has run', async () => {
     const a = activity();
     expect(a.busy).toBe(false);
-    expect(await settledAfter(a.quiet(), 0)).toBe(true);
+    expect(await settledAfter(a.pacer()(), 0)).toBe(true);
   });
 
   it('holds work while a search runs and until quietMs after it ends', async () => {
     const a = activity();
     const end = a.begin();
-    const waiting = a.quiet();
+    const waiting = a.pacer()();
     expect(await settledAfter(waiting, 500)).toBe(false);
     end();
     expect(a.busy).toBe(true);
@@ -45,12 +45,16 @@ describe('SearchActivity (background work waits for searches)', () => {
     expect(a.busy).toBe(false);
   });
 
-  it('never holds work longer than maxWaitMs per wait (a search that never ends)', async () => {
+  it('holds one piece of work maxWaitMs in all (searches that never stop), then lets it through', async () => {
     const a = activity();
     a.begin();
-    const waiting = a.quiet();
-    expect(await settledAfter(waiting, 990)).toBe(false);
-    expect(await settledAfter(waiting, 20)).toBe(true);
-    expect(a.busy).toBe(true);
+    const pace = a.pacer();
+    const first = pace();
+    expect(await settledAfter(first, 600)).toBe(false);
+    expect(await settledAfter(first, 410)).toBe(true);
+    // The allowance is spent: later waits of the same work end at once.
+    expect(await settledAfter(pace(), 0)).toBe(true);
+    // Another piece of work has its own.
+    expect(await settledAfter(a.pacer()(), 500)).toBe(false);
   });
 });

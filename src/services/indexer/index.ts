@@ -103,7 +103,7 @@ export class SearchIndex {
   private timers: NodeJS.Timeout[] = [];
   /** Listed folders whose children changed, by id, each relisted once its changes settle (relist.ts). */
   private readonly relists = new Map<number, NodeJS.Timeout>();
-  /** Searches in progress: the snapshot waits for them between its chunks. */
+  /** Searches in progress: the snapshot waits for them between its chunks (2 s in all at most). */
   private readonly searches: SearchActivity;
   readonly snapshotFile: string;
 
@@ -311,8 +311,8 @@ export class SearchIndex {
     if (!this.ready || !this.dirty) return;
     this.dirty = false;
     try {
-      const quiet = () => (this.abort.signal.aborted ? Promise.resolve() : this.searches.quiet());
-      await saveSnapshot(this.store, this.opts.root, this.snapshotFile, quiet);
+      const pace = this.searches.pacer();
+      await saveSnapshot(this.store, this.opts.root, this.snapshotFile, () => (this.abort.signal.aborted ? Promise.resolve() : pace()));
     } catch (err) {
       this.dirty = true;
       this.opts.log.warn(`search index: could not save a snapshot: ${(err as Error).message}`);

@@ -2,8 +2,8 @@
  * Background work of the index gives way to searches: the snapshot written after a build (some
  * 160 chunks for a million entries, ~0.4 s on a 2-core machine) doubled the latency of the
  * searches made meanwhile. It now waits between its chunks while a search runs or ran within the
- * last `quietMs`, at most `maxWaitMs` per chunk, so a steady stream of searches slows it down but
- * never stops it (and a search that somehow never ends costs each chunk `maxWaitMs`, no more).
+ * last `quietMs`, for `maxWaitMs` in all: the snapshot holds the index's queue of changes, so a
+ * steady stream of searches (or one that somehow never ends) delays them by that much at most.
  */
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -11,7 +11,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export interface SearchActivityOptions {
   /** How long after the last search background work stays paused, ms (default 100). */
   quietMs?: number;
-  /** The longest one wait lasts, ms (default 1000). */
+  /** The longest one piece of work waits in all (`pacer`), ms (default 2000). */
   maxWaitMs?: number;
   /** The clock, ms (tests inject a fake one). */
   now?: () => number;
@@ -26,7 +26,7 @@ export class SearchActivity {
 
   constructor(opts: SearchActivityOptions = {}) {
     this.quietMs = opts.quietMs ?? 100;
-    this.maxWaitMs = opts.maxWaitMs ?? 1000;
+    this.maxWaitMs = opts.maxWaitMs ?? 2000;
     this.now = opts.now ?? (() => performance.now());
   }
 
@@ -47,14 +47,28 @@ export class SearchActivity {
     return this.running > 0 || this.now() - this.lastEnd < this.quietMs;
   }
 
-  /** Resolves once no search has run for `quietMs`, or after `maxWaitMs`. */
-  async quiet(): Promise<void> {
+  /**
+   * The waits of one piece of background work: each call resolves once no search has run for
+   * `quietMs`; together they wait `maxWaitMs` at most, after which calls resolve at once.
+   */
+  pacer(): () => Promise<void> {
+    let left = this.maxWaitMs;
+    return async () => {
+      if (left <= 0 || !this.busy) return;
+      const start = this.now();
+      await this.quiet(left);
+      left -= this.now() - start;
+    };
+  }
+
+  /** Resolves once no search has run for `quietMs`, or after `maxMs`. */
+  private async quiet(maxMs: number): Promise<void> {
     const start = this.now();
     while (this.busy) {
       const waited = this.now() - start;
-      if (waited >= this.maxWaitMs) return;
+      if (waited >= maxMs) return;
       const untilQuiet = this.running > 0 ? this.quietMs : this.lastEnd + this.quietMs - this.now();
-      await sleep(Math.max(1, Math.min(untilQuiet, this.maxWaitMs - waited)));
+      await sleep(Math.max(1, Math.min(untilQuiet, maxMs - waited)));
     }
   }
 }
