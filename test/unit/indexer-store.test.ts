@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EntryStore, ROOT_ID } from '../../src/services/indexer/store.ts';
 import { columnLength } from '../../src/services/indexer/columns.ts';
 import { loadSnapshot, saveSnapshot } from '../../src/services/indexer/persist.ts';
-import { nameMatcher } from '../../src/services/indexer/match.ts';
+import { nameMatcher, namedFilter } from '../../src/services/indexer/match.ts';
 import { Parents } from '../../src/services/indexer/parents.ts';
 
 const file = (name: string, size = 1, mtimeMs = 1000.25) => ({ name, size, mtimeMs, isDir: false, isLink: false, type: 'text' as const });
@@ -190,6 +190,29 @@ describe('matching names on the packed bytes', () => {
     expect(matching(['f\uf7e8.'], true)).toEqual([]);
     expect(matching(['txt.'], true)).toEqual([]);
   });
+
+  it('keeps the same names when filtering blocks of candidates, live ones only, in order', () => {
+    const more = ['KELVIN-2', 'caf\uf7e9-REPORT', 'reportage', 'gone-report', 'Kaffee', 'ärgerlich.txt', 'nothing'].map((n) => s.add(ROOT_ID, file(n)));
+    s.remove(more[3]);
+    const all = [...ids, ...more];
+    const terms = [['report'], ['REPORT'], ['kelvin'], ['ärg'], ['f\uf7e9'], ['pdf', 'kaf'], ['zzz'], ['e']];
+    for (const caseSensitive of [false, true]) {
+      for (const t of terms) {
+        const m = nameMatcher(s, t, caseSensitive);
+        const expected = all.filter((id) => !s.isDead(id) && m(id));
+        for (const size of [1, 3, all.length]) {
+          const got: number[] = [];
+          const filter = namedFilter(s, t, caseSensitive);
+          for (let from = 0; from < all.length; from += size) {
+            const block = Int32Array.from(all.slice(from, from + size));
+            got.push(...block.subarray(0, filter(block, block.length)));
+          }
+          expect(got, `${t} ${caseSensitive} ${size}`).toEqual(expected);
+        }
+      }
+    }
+    expect(namedFilter(s, ['report'], false)(Int32Array.from(more), more.length)).toBe(2);
+  });
 });
 
 describe('snapshots of the packed store', () => {
@@ -224,8 +247,11 @@ describe('snapshots of the packed store', () => {
       for (let f = 0; f < 1000; f++) s.add(folder, file(`${'n'.repeat((d * 7 + f) % 300)}-${f}`, f, f + 0.5));
     }
     const snapshot = path.join(data, 'big.bin');
-    await saveSnapshot(s, '/root', snapshot);
+    let waits = 0;
+    await saveSnapshot(s, '/root', snapshot, async () => void waits++);
     expect(fs.statSync(snapshot).size).toBeGreaterThan(2 * 1024 * 1024);
+    // Before each 256 KiB chunk (searches go first: search-activity.ts).
+    expect(waits).toBeGreaterThanOrEqual(Math.ceil(fs.statSync(snapshot).size / (256 * 1024)));
     const loaded = loadSnapshot(snapshot, '/root', () => {})!;
     expect(dump(loaded)).toEqual(dump(s));
     // Written folder by folder: each folder's entries get consecutive ids (their sibling links are implied).

@@ -84,6 +84,39 @@ describe('TrigramIndex', () => {
     }
   });
 
+  it('hands out the same ids in blocks of any size, with ids added while a reader pauses read too', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const t = new TrigramIndex();
+    const ids: number[] = [];
+    let id = 0;
+    const add = () => {
+      id += random() < 0.7 ? 1 : 1 + Math.floor(random() * 20_000);
+      ids.push(id);
+      t.add(id, 'abc');
+    };
+    for (let i = 0; i < 3000; i++) {
+      add();
+      if (i === 2000) t.trim();
+    }
+    const readAll = (block: number) => {
+      const cursor = t.candidates('abc')!;
+      const out = new Int32Array(block);
+      const got: number[] = [];
+      for (let n = cursor.read(out); n > 0; n = cursor.read(out)) got.push(...out.subarray(0, n));
+      return got;
+    };
+    for (const block of [1, 2, 3, 7, 256, 10_000]) expect(readAll(block), `block ${block}`).toEqual(ids);
+    // A reader paused half-way (a query yielding to the event loop) reads what is added meanwhile.
+    const cursor = t.candidates('abc')!;
+    const out = new Int32Array(1000);
+    const got = [...out.subarray(0, cursor.read(out))];
+    for (let i = 0; i < 500; i++) add();
+    for (let n = cursor.read(out); n > 0; n = cursor.read(out)) got.push(...out.subarray(0, n));
+    expect(got).toEqual(ids);
+    expect(t.candidates('abd')!.read(out)).toBe(0);
+  });
+
   it('gives the same ids once packed, across several pools, and after live additions and a second packing', () => {
     // Enough postings that the build's chunks outgrow the first pool and come from mapped ones.
     const t = new TrigramIndex();
@@ -178,6 +211,33 @@ describe('SearchIndex on a real folder', () => {
     const deadline = Date.now() + 5000;
     while (!names(idx, root, ['outside-created']).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(names(idx, root, ['outside-created'])).toEqual(['outside-created.txt']);
+    await idx.close();
+  });
+
+  it('holds its snapshot between chunks while a search runs, and writes it once the search ends', async () => {
+    // The save would take a few ms; a running search holds it for up to a minute per chunk here.
+    const searchQuiet = { quietMs: 20, maxWaitMs: 60_000 };
+    const idx = new SearchIndex({ root, dataDir: data, skipPaths: () => [], log: silentLogger, watch: false, saveIntervalMs: 10, searchQuiet });
+    await idx.start();
+    const liveIn = () => loadSnapshot(idx.snapshotFile, root, () => {})?.live;
+    expect(liveIn()).toBe(6);
+    const search = idx.query(root, ['report'], false);
+    expect(search.next().done).toBe(false);
+    fs.writeFileSync(path.join(root, 'docs/report-later.txt'), 'l');
+    await idx.written(path.join(root, 'docs/report-later.txt'));
+    // The periodic save starts (its temporary file appears), then waits for the search.
+    const started = () => fs.readdirSync(data).some((f) => f.includes('.tmp-'));
+    const until = async (done: () => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    };
+    await until(started, 5000);
+    expect(started()).toBe(true);
+    await until(() => liveIn() !== 6, 300);
+    expect(liveIn()).toBe(6);
+    search.return(undefined);
+    await until(() => liveIn() === 7, 5000);
+    expect(liveIn()).toBe(7);
     await idx.close();
   });
 

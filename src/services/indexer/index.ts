@@ -8,8 +8,8 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../context.ts';
 import { EntryStore, type FolderStat, type IndexedType, type ListedCounts, ROOT_ID } from './store.ts';
-import { TrigramIndex } from './trigrams.ts';
-import { nameMatcher } from './match.ts';
+import { type PostingCursor, TrigramIndex } from './trigrams.ts';
+import { namedFilter } from './match.ts';
 import { loadSnapshot, saveSnapshot } from './persist.ts';
 import { compactionDue, compactStore } from './compact.ts';
 import { reconcileDir, removePath, scanTree, upsertPath, type ScanContext } from './scanner.ts';
@@ -18,6 +18,17 @@ import { startTreeScan, type StartTreeScan } from '../files/disk/tree-scan.ts';
 import { hasEscapes } from '../files/disk/names.ts';
 import { buildInWorker } from './build.ts';
 import { relistFolder, relistLarge } from './relist.ts';
+import { SearchActivity, type SearchActivityOptions } from './search-activity.ts';
+
+/** Candidate ids read and checked per step of a query. */
+const BLOCK = 1024;
+
+/** Keeps the live entries of `ids[0 .. n)` at its front, in order; returns how many. */
+function keepLive(store: EntryStore, ids: Int32Array, n: number): number {
+  let k = 0;
+  for (let i = 0; i < n; i++) if (!store.isDead(ids[i])) ids[k++] = ids[i];
+  return k;
+}
 
 export interface IndexStatus {
   ready: boolean;
@@ -70,6 +81,8 @@ export interface IndexOptions {
   scanWorker?: StartTreeScan | false;
   /** How long a listed folder's changes must have settled before it is put in order and marked again, ms (default 5 s). */
   relistAfterMs?: number;
+  /** How long the snapshot waits for searches between its chunks (search-activity.ts; tests set it). */
+  searchQuiet?: SearchActivityOptions;
 }
 
 export class SearchIndex {
@@ -90,9 +103,12 @@ export class SearchIndex {
   private timers: NodeJS.Timeout[] = [];
   /** Listed folders whose children changed, by id, each relisted once its changes settle (relist.ts). */
   private readonly relists = new Map<number, NodeJS.Timeout>();
+  /** Searches in progress: the snapshot waits for them between its chunks (2 s in all at most). */
+  private readonly searches: SearchActivity;
   readonly snapshotFile: string;
 
   constructor(private readonly opts: IndexOptions) {
+    this.searches = new SearchActivity(opts.searchQuiet);
     const tag = crypto.createHash('sha1').update(opts.root).digest('hex').slice(0, 12);
     this.snapshotFile = path.join(opts.dataDir, `search-index-${tag}.bin`);
   }
@@ -295,7 +311,8 @@ export class SearchIndex {
     if (!this.ready || !this.dirty) return;
     this.dirty = false;
     try {
-      await saveSnapshot(this.store, this.opts.root, this.snapshotFile);
+      const pace = this.searches.pacer();
+      await saveSnapshot(this.store, this.opts.root, this.snapshotFile, () => (this.abort.signal.aborted ? Promise.resolve() : pace()));
     } catch (err) {
       this.dirty = true;
       this.opts.log.warn(`search index: could not save a snapshot: ${(err as Error).message}`);
@@ -386,56 +403,74 @@ export class SearchIndex {
    */
   *query(dirAbs: string, terms: string[], caseSensitive: boolean, filter?: (e: IndexedEntry) => boolean): Generator<IndexHit> {
     const store = this.store;
-    const dirId = this.idOf(dirAbs);
-    if (dirId < 0 || !store.isDir(dirId)) return;
-    const needles = terms.filter(Boolean);
-    const lowered = needles.map((t) => t.toLowerCase());
-    const named = needles.length ? nameMatcher(store, needles, caseSensitive) : undefined;
-    const matches = (id: number): boolean => {
-      if (named && !named(id)) return false;
-      if (filter) {
-        const isDir = store.isDir(id);
-        if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
-          return false;
+    const ended = this.searches.begin();
+    try {
+      const dirId = this.idOf(dirAbs);
+      if (dirId < 0 || !store.isDir(dirId)) return;
+      const needles = terms.filter(Boolean);
+      const lowered = needles.map((t) => t.toLowerCase());
+      const named = needles.length ? namedFilter(store, needles, caseSensitive) : undefined;
+      const passes = (id: number): boolean => {
+        if (filter) {
+          const isDir = store.isDir(id);
+          if (!filter({ name: store.name(id), size: store.treeSizeOf(id), mtimeMs: store.mtime[id], isDir, type: store.typeOf(id) })) {
+            return false;
+          }
         }
-      }
-      return dirId === ROOT_ID || store.isUnder(id, dirId);
-    };
-    // Hits come in runs from the same folder, and folders share ancestors: each folder's path
-    // below `dirId` ("a/b/", "" for `dirId` itself) is spelt once per query, from its parent's.
-    const folderRels = new Map<number, string>([[dirId, '']]);
-    const relOf = (folder: number): string => {
-      if (folder <= ROOT_ID) return ''; // only reached when `dirId` is the root
-      let rel = folderRels.get(folder);
-      if (rel === undefined) {
-        rel = `${relOf(store.parentOf(folder))}${store.name(folder)}/`;
-        folderRels.set(folder, rel);
-      }
-      return rel;
-    };
-    const hit = (id: number): IndexHit => ({
-      rel: relOf(store.parentOf(id)) + store.name(id),
-      isDir: store.isDir(id),
-      isLink: store.isLink(id),
-      size: store.sizeOf(id),
-      mtimeMs: store.mtime[id],
-    });
-    const lists = lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
-    if (!lists) {
+        return dirId === ROOT_ID || store.isUnder(id, dirId);
+      };
+      // Hits come in runs from the same folder, and folders share ancestors: each folder's path
+      // below `dirId` ("a/b/", "" for `dirId` itself) is spelt once per query, from its parent's.
+      const folderRels = new Map<number, string>([[dirId, '']]);
+      const relOf = (folder: number): string => {
+        if (folder <= ROOT_ID) return ''; // only reached when `dirId` is the root
+        let rel = folderRels.get(folder);
+        if (rel === undefined) {
+          rel = `${relOf(store.parentOf(folder))}${store.name(folder)}/`;
+          folderRels.set(folder, rel);
+        }
+        return rel;
+      };
+      const hit = (id: number): IndexHit => ({
+        rel: relOf(store.parentOf(id)) + store.name(id),
+        isDir: store.isDir(id),
+        isLink: store.isLink(id),
+        size: store.sizeOf(id),
+        mtimeMs: store.mtime[id],
+      });
+      // Candidates a block at a time (trigrams.ts PostingCursor): every id when a term is
+      // shorter than a trigram, else each term's rarest trigram's list.
+      const lists: PostingCursor[] | undefined =
+        lowered.length && lowered.every((t) => t.length >= 3) ? lowered.map((t) => this.trigrams.candidates(t)!) : undefined;
+      const block = new Int32Array(BLOCK);
+      const seen = lists && lists.length > 1 ? new Uint8Array(store.count) : undefined;
+      let nextId = 1;
       const count = store.count;
-      for (let id = 1; id < count; id++) if (!store.isDead(id) && id !== dirId && matches(id)) yield hit(id);
-      return;
-    }
-    const seen = lists.length > 1 ? new Uint8Array(store.count) : undefined;
-    for (const list of lists) {
-      for (const id of list) {
-        if (store.isDead(id) || id === dirId) continue;
-        if (seen) {
-          if (seen[id]) continue;
-          seen[id] = 1;
+      for (let list = 0; list < (lists?.length ?? 1); list++) {
+        for (;;) {
+          let n: number;
+          if (lists) n = lists[list].read(block);
+          else {
+            n = Math.min(BLOCK, count - nextId);
+            for (let i = 0; i < n; i++) block[i] = nextId + i;
+            nextId += n;
+          }
+          if (n <= 0) break;
+          const kept = named ? named(block, n) : keepLive(store, block, n);
+          for (let i = 0; i < kept; i++) {
+            const id = block[i];
+            // Checked again: an entry may have gone while the query paused earlier in the block.
+            if (id === dirId || store.isDead(id)) continue;
+            if (seen) {
+              if (seen[id]) continue;
+              seen[id] = 1;
+            }
+            if (passes(id)) yield hit(id);
+          }
         }
-        if (matches(id)) yield hit(id);
       }
+    } finally {
+      ended();
     }
   }
 

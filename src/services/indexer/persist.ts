@@ -19,9 +19,10 @@ const CHUNK = 256 << 10;
 /**
  * Writes the live entries folder by folder, depth first (parents before children): a folder's
  * entries are together, so once loaded they have consecutive ids and their sibling links cost
- * the store nothing (store.ts, FLAG_NEXT).
+ * the store nothing (store.ts, FLAG_NEXT). `between` is awaited before each chunk is filled
+ * (the index's searches go first: search-activity.ts).
  */
-export async function saveSnapshot(store: EntryStore, root: string, file: string): Promise<void> {
+export async function saveSnapshot(store: EntryStore, root: string, file: string, between?: () => Promise<void>): Promise<void> {
   const tmp = `${file}.tmp-${process.pid}`;
   await fsp.mkdir(path.dirname(file), { recursive: true });
   const fh = await fsp.open(tmp, 'w', 0o600);
@@ -33,6 +34,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     const flush = async () => {
       if (off) await fh.write(buf, 0, off);
       off = 0;
+      await between?.();
     };
     const rootBytes = Buffer.from(root);
     const header = Buffer.alloc(MAGIC.length + 8 + rootBytes.length);
@@ -41,6 +43,7 @@ export async function saveSnapshot(store: EntryStore, root: string, file: string
     rootBytes.copy(header, MAGIC.length + 4);
     header.writeUInt32LE(store.live - 1, MAGIC.length + 4 + rootBytes.length);
     await fh.write(header);
+    await between?.();
     // Records are numbered in the order written (the root is 0); a record names its parent by
     // that number. The folders still to write wait on a stack, each with its number.
     let next = 1;

@@ -70,9 +70,9 @@ class Postings {
   last = -1;
   /** The last id of the last written record. */
   private written = -1;
-  /** The open record: its first id and how many consecutive ids follow it. */
-  private start = -1;
-  private extra = 0;
+  /** The open record: its first id and how many consecutive ids follow it (read by PostingCursor). */
+  start = -1;
+  extra = 0;
 
   constructor(private readonly source: ChunkSource) {}
 
@@ -147,50 +147,98 @@ class Postings {
     return at;
   }
 
-  /** Decodes the ids in ascending order. */
-  *ids(): Generator<number> {
-    let prev = -1;
-    let shift = 1;
-    let acc = 0;
-    /** The record's first id while its run length is being read. */
-    let runFrom = -1;
-    const n = this.chunks.length;
-    // Segment -1 is the packed part; records never span segments.
-    for (let c = -1; c < n; c++) {
-      const seg = c < 0 ? this.packed : this.chunks[c];
-      if (!seg) continue;
-      const begin = c < 0 ? this.from : 0;
-      const end = c < 0 ? this.to : c === n - 1 ? this.used : seg.length;
-      for (let i = begin; i < end; i++) {
-        const b = seg[i];
-        acc += (b & 0x7f) * shift;
-        if (b & 0x80) {
-          shift *= 128;
-          continue;
-        }
-        const value = acc;
-        acc = 0;
-        shift = 1;
-        if (runFrom >= 0) {
-          for (let id = runFrom + 1; id <= runFrom + value; id++) yield id;
-          prev = runFrom + value;
-          runFrom = -1;
-          continue;
-        }
-        const first = prev + Math.floor(value / 2);
-        yield first;
-        if (value % 2) runFrom = first;
-        else prev = first;
-      }
-    }
-    if (this.start >= 0) for (let id = this.start; id <= this.start + this.extra; id++) yield id;
-  }
-
   /** Bytes held (the packed part counted as its own share). */
   bytes(): number {
     let n = this.to - this.from;
     for (const c of this.chunks) n += c.byteLength;
     return n;
+  }
+}
+
+/**
+ * Reads one list's ids in ascending order, a block at a time into the caller's array: a query
+ * checks thousands of candidates, and a loop over a filled block is compiled on the first query
+ * (on-stack replacement) where a generator resumed per id ran in the interpreter for the first
+ * few. Ids appended to the list while a query pauses are read too (they are larger than any read).
+ */
+export class PostingCursor implements Iterable<number> {
+  /** -1: the packed part; then each chunk. */
+  private seg = -1;
+  private pos: number;
+  /** The last id of the last record read. */
+  private prev = -1;
+  private acc = 0;
+  private shift = 1;
+  /** A record's first id while its run length is read. */
+  private runFrom = -1;
+  /** Ids decoded but not yet handed out: next .. end. */
+  private next = 0;
+  private end = -1;
+  private done = false;
+
+  constructor(private readonly list: Postings | undefined) {
+    this.pos = list?.from ?? 0;
+    this.done = !list;
+  }
+
+  /** Fills `out` from the start with the next ids; returns how many (0: no more). */
+  read(out: Int32Array): number {
+    const cap = out.length;
+    let k = 0;
+    let next = this.next;
+    const list = this.list;
+    while (k < cap) {
+      if (next <= this.end) {
+        const end = this.end;
+        while (next <= end && k < cap) out[k++] = next++;
+        continue;
+      }
+      if (this.done || !list) break;
+      // The next record (or the second half of one): varints, 7 bits a byte, high bit: more follow.
+      const chunks = list.chunks;
+      const seg = this.seg < 0 ? list.packed : chunks[this.seg];
+      const stop = this.seg < 0 ? list.to : this.seg === chunks.length - 1 ? list.used : (seg?.length ?? 0);
+      if (!seg || this.pos >= stop) {
+        if (this.seg < chunks.length - 1) {
+          this.seg++;
+          this.pos = 0;
+          continue;
+        }
+        // Past every written record: the open one, then nothing (a record written later would repeat it).
+        this.done = true;
+        if (list.start >= 0) {
+          next = list.start;
+          this.end = list.start + list.extra;
+        }
+        continue;
+      }
+      const b = seg[this.pos++];
+      this.acc += (b & 0x7f) * this.shift;
+      if (b & 0x80) {
+        this.shift *= 128;
+        continue;
+      }
+      const value = this.acc;
+      this.acc = 0;
+      this.shift = 1;
+      if (this.runFrom >= 0) {
+        next = this.runFrom + 1;
+        this.end = this.prev = this.runFrom + value;
+        this.runFrom = -1;
+        continue;
+      }
+      const first = this.prev + Math.floor(value / 2);
+      next = this.end = first;
+      if (value % 2) this.runFrom = first;
+      else this.prev = first;
+    }
+    this.next = next;
+    return k;
+  }
+
+  *[Symbol.iterator](): Iterator<number> {
+    const block = new Int32Array(256);
+    for (let n = this.read(block); n > 0; n = this.read(block)) for (let i = 0; i < n; i++) yield block[i];
   }
 }
 
@@ -269,18 +317,18 @@ export class TrigramIndex {
   }
 
   /**
-   * Candidate ids for a lower-cased term (ascending), or `undefined` when the term is shorter
-   * than a trigram and every name must be checked.
+   * Candidate ids for a lower-cased term (ascending), from its rarest trigram, or `undefined`
+   * when the term is shorter than a trigram and every name must be checked.
    */
-  candidates(lowerTerm: string): Iterable<number> | undefined {
+  candidates(lowerTerm: string): PostingCursor | undefined {
     if (lowerTerm.length < 3) return undefined;
     let best: Postings | undefined;
     for (let i = 0; i + 3 <= lowerTerm.length; i++) {
       const p = this.map.get(trigramKey(lowerTerm, i));
-      if (!p) return [];
+      if (!p) return new PostingCursor(undefined);
       if (!best || p.len < best.len) best = p;
     }
-    return best!.ids();
+    return new PostingCursor(best);
   }
 
   get size(): number {
