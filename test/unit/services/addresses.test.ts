@@ -32,17 +32,48 @@ describe('forwardedClient (AUTH: client addresses behind trusted proxies)', () =
   });
 });
 
-describe('ipVersion (the address checks without Node\'s regular expressions)', () => {
+describe("ipVersion (the address checks without Node's regular expressions)", () => {
   afterEach(() => {
     vi.restoreAllMocks();
   });
 
-  it("answers what net.isIP answers, for addresses, zone ids, near-addresses and junk", () => {
+  it('answers what net.isIP answers, for addresses, zone ids, near-addresses and junk', () => {
     const inputs = [
-      '127.0.0.1', '0.0.0.0', '255.255.255.255', '256.1.1.1', '1.2.3.04', '01.1.1.1', '1.2.3', '1.2.3.4.5', ' 1.2.3.4', '1.2.3.4 ',
-      '1.1.1.1/8', '::1', '::', '2001:db8::1', '2001:DB8::1', '::ffff:1.2.3.4', '::ffff:001.2.3.4', '::1.2.3.4', '1:2:3:4:5:6:1.2.3.4',
-      '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7::', '1::2::3', '[::1]', 'fe80::1%eth0', 'fe80::1%', '::1%!!',
-      '1.2.3.4%eth0', '1:2:3:4:5:6:7:8%1', 'abc', '', ':', '%', 'garbage', 'unknown',
+      '127.0.0.1',
+      '0.0.0.0',
+      '255.255.255.255',
+      '256.1.1.1',
+      '1.2.3.04',
+      '01.1.1.1',
+      '1.2.3',
+      '1.2.3.4.5',
+      ' 1.2.3.4',
+      '1.2.3.4 ',
+      '1.1.1.1/8',
+      '::1',
+      '::',
+      '2001:db8::1',
+      '2001:DB8::1',
+      '::ffff:1.2.3.4',
+      '::ffff:001.2.3.4',
+      '::1.2.3.4',
+      '1:2:3:4:5:6:1.2.3.4',
+      '1:2:3:4:5:6:7:8',
+      '1:2:3:4:5:6:7:8:9',
+      '1:2:3:4:5:6:7::',
+      '1::2::3',
+      '[::1]',
+      'fe80::1%eth0',
+      'fe80::1%',
+      '::1%!!',
+      '1.2.3.4%eth0',
+      '1:2:3:4:5:6:7:8%1',
+      'abc',
+      '',
+      ':',
+      '%',
+      'garbage',
+      'unknown',
     ];
     for (const addr of inputs) expect([addr, ipVersion(addr)]).toEqual([addr, net.isIP(addr)]);
   });
