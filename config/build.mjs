@@ -15,7 +15,6 @@ const started = Date.now();
 
 const EXTERNAL = [
   'sqlite3',
-  '@keyv/sqlite',
   'sharp',
   // Optional native addons of rare archive formats, required on first use (archive/compressors.ts).
   'lz4-napi',

@@ -4,6 +4,25 @@
  */
 import net from 'node:net';
 
+/**
+ * `net.isIP`'s answer (0, 4 or 6), asked of the system's address parser (inet_pton, through
+ * `net.SocketAddress`) first: `net.isIP` tests Node's regular expressions, and V8 compiles the
+ * IPv6 one on its first use, 3-6 ms that every start paid here (`fm serve` checks
+ * --trusted-proxies before it listens). A zone id (`fe80::1%eth0`) and what the parser refuses
+ * still go to `net.isIP`, so the answers are the same (a unit test compares them).
+ */
+export function ipVersion(addr: string): 0 | 4 | 6 {
+  // libuv's parser drops any `%…` suffix, the expression takes only some zone ids: those go to net.isIP.
+  if (addr.includes('%')) return net.isIP(addr) as 0 | 4 | 6;
+  const family = addr.includes(':') ? 'ipv6' : 'ipv4';
+  try {
+    new net.SocketAddress({ address: addr, family });
+    return family === 'ipv6' ? 6 : 4;
+  } catch {
+    return net.isIP(addr) as 0 | 4 | 6;
+  }
+}
+
 /** Builds a list from `addr` and `addr/bits` entries (IPv4 or IPv6); throws on a bad entry. */
 export function buildBlockList(entries: string[]): net.BlockList {
   const list = new net.BlockList();
@@ -11,9 +30,10 @@ export function buildBlockList(entries: string[]): net.BlockList {
     const e = raw.trim();
     if (!e) continue;
     const [addr, bits, extra] = e.split('/');
-    const type = net.isIPv6(addr) ? 'ipv6' : 'ipv4';
+    const version = ipVersion(addr);
+    const type = version === 6 ? 'ipv6' : 'ipv4';
     const max = type === 'ipv6' ? 128 : 32;
-    if (!net.isIP(addr) || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) {
+    if (!version || extra !== undefined || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))) {
       throw new Error(`invalid trusted proxy address "${e}" (use an address or a CIDR such as 10.0.0.0/8)`);
     }
     if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
@@ -25,8 +45,9 @@ export function buildBlockList(entries: string[]): net.BlockList {
 /** Whether an address (IPv4-mapped IPv6 included) is in the list. */
 export function isInList(list: net.BlockList, ip: string): boolean {
   const addr = plainAddress(ip);
-  if (!net.isIP(addr)) return false;
-  return list.check(addr, net.isIPv6(addr) ? 'ipv6' : 'ipv4');
+  const version = ipVersion(addr);
+  if (!version) return false;
+  return list.check(addr, version === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** An IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) as the IPv4 address it is; others unchanged. */
@@ -78,7 +99,7 @@ function parseHop(raw: string): string | undefined {
   if (bracketed) v = bracketed[1];
   else if (/^\d+\.\d+\.\d+\.\d+:\d+$/.test(v)) v = v.slice(0, v.indexOf(':'));
   v = plainAddress(v);
-  return net.isIP(v) ? v : undefined;
+  return ipVersion(v) ? v : undefined;
 }
 
 /**
@@ -87,7 +108,7 @@ function parseHop(raw: string): string | undefined {
  */
 export function addressKey(ip: string): string {
   const addr = plainAddress(ip);
-  if (!net.isIPv6(addr)) return addr;
+  if (ipVersion(addr) !== 6) return addr;
   const [head, tail = ''] = addr.split('::');
   const h = head ? head.split(':') : [];
   const t = tail ? tail.split(':') : [];

@@ -48,6 +48,16 @@ describe('the server bundle', () => {
     expect(bundledInputs.filter((f) => f.endsWith('/http-errors/index.js'))).toEqual([expect.not.stringContaining('http-assert')]);
   });
 
+  it("holds @keyv/sqlite with the one keyv fm imports (Node's loader compiled both, with no code cache, at every start)", () => {
+    expect(script).not.toMatch(/require\("(@keyv\/sqlite|keyv)"\)/);
+    expect(bundledInputs.filter((f) => f.includes('/@keyv/sqlite/'))).toEqual([expect.stringMatching(/\/@keyv\/sqlite\/dist\/index\.js$/)]);
+    expect(bundledInputs.filter((f) => /\/keyv\/dist\//.test(f) && !f.includes('@keyv'))).toEqual([expect.stringMatching(/\/keyv\/dist\/index\.js$/)]);
+  });
+
+  it('leaves node:https (and tls) to a start with --cert: no static require of it', () => {
+    expect(script).not.toMatch(/(__fmBuiltinView|__toESM)\(require\("(node:)?(https|tls)"\)/);
+  });
+
   it('makes one ES module view of each Node built-in, shared by its importers (esbuild makes one per import)', () => {
     expect(script).not.toMatch(/__toESM\(require\("(node:)?(fs|path|crypto|os|http)"\)/);
     expect(script.match(/__fmBuiltinView\(require\("node:fs"\)\)/g)?.length).toBeGreaterThan(1);
