@@ -8,6 +8,9 @@ import { openLoggedIn, useBrowser } from '../helpers/browser.ts';
 
 const KiB = 1024;
 
+/** A file's text, or undefined while it does not exist yet. */
+const contentOf = (file: string): string | undefined => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined);
+
 /**
  * Slows the page's uploads so that progress and abort can be seen; the returned function sets
  * another rate (-1: none) or takes the page offline (navigator.onLine and its events follow).
@@ -122,13 +125,14 @@ describe('uploads', () => {
     await open(page);
     await pick(page, 'Folder', path.join(src, 'tree'));
     await page.getByRole('option', { name: 'tree' }).waitFor();
-    expect(fs.readFileSync(path.join(root, 'in/tree/sub/b.txt'), 'utf8')).toBe('B');
-    expect(fs.readFileSync(path.join(root, 'in/tree/a.txt'), 'utf8')).toBe('A');
+    // The folder is listed as soon as it is made, before its files have arrived.
+    await expect.poll(() => contentOf(path.join(root, 'in/tree/sub/b.txt'))).toBe('B');
+    await expect.poll(() => contentOf(path.join(root, 'in/tree/a.txt'))).toBe('A');
 
     await pick(page, 'Folder', path.join(src, 'tree'));
     await page.getByRole('dialog', { name: 'Replace' }).getByRole('button', { name: 'Continue' }).click();
     await page.getByRole('option', { name: 'tree (1)' }).waitFor();
-    expect(fs.readFileSync(path.join(root, 'in/tree (1)/sub/b.txt'), 'utf8')).toBe('B');
+    await expect.poll(() => contentOf(path.join(root, 'in/tree (1)/sub/b.txt'))).toBe('B');
   });
 
   it('uploads files dropped on the listing, or on a folder of it', async () => {
