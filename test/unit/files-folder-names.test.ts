@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { compareNames } from '../../src/api/files.ts';
 import { readKindsWithBytes } from '../../src/services/files/disk/dirents.ts';
+import { visibleSplit } from '../../src/services/files/visible-split.ts';
 import { watchFoldersWith, type WatchOne } from '../../src/services/files/disk/folder-watch.ts';
 import {
   ascendingOrder,
@@ -153,6 +154,32 @@ describe('patchedFolder', () => {
     const withRaw = patchedFolder(after, [{ name: 'b\uf7ff.txt', kind: 0 }]);
     expect(withRaw.bytes?.[withRaw.names.indexOf('b\uf7ff.txt')]?.toString('hex')).toBe('62ff2e747874');
     expect(withRaw.bytes?.[withRaw.names.indexOf(all[1])]?.toString()).toBe(all[1]);
+  });
+});
+
+describe('patchedFolder and the visible splits', () => {
+  it('carries a split over to the patched names exactly as one made afresh', () => {
+    const names = Array.from({ length: 300 }, (_, i) => `${i % 7 === 0 ? '.' : ''}n${i}`);
+    const folder: FolderNames = { names, kinds: Uint8Array.from(names, (_, i) => i % 3) };
+    const shows = (name: string) => !name.startsWith('.');
+    const splitOf = (f: FolderNames) => visibleSplit(f, ascendingOrder(f), 'view', shows);
+    splitOf(folder);
+    let current = folder;
+    for (let round = 0; round < 4; round++) {
+      const changes = [
+        ...Array.from({ length: 20 }, (_, i) => ({ name: `n${round * 40 + i * 2}`, kind: undefined })), // removed
+        ...Array.from({ length: 15 }, (_, i) => ({ name: `${i % 4 === 0 ? '.' : ''}m${round}-${i}`, kind: i % 3 })), // added
+        { name: `n${round * 40 + 1}`, kind: 1 }, // kind changed (or added back)
+        { name: 'a-first', kind: round % 3 },
+        { name: 'zz-last', kind: round === 3 ? undefined : 2 },
+      ];
+      current = patchedFolder(current, changes);
+      const carried = splitOf(current);
+      const fresh = visibleSplit({ ...current }, ascendingOrder(current), 'view', shows);
+      expect(Array.from(carried.dirs), `round ${round}`).toEqual(Array.from(fresh.dirs));
+      expect(Array.from(carried.files), `round ${round}`).toEqual(Array.from(fresh.files));
+      expect(Array.from(carried.links), `round ${round}`).toEqual(Array.from(fresh.links));
+    }
   });
 });
 

@@ -21,6 +21,7 @@ import { nameSortKey } from '../../api/files.ts';
 import { readKindsWithBytes } from './disk/dirents.ts';
 import { type NameChange, type NameWatch, changedNames, stopWatchingNames, watchNames } from './disk/folder-watch.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
+import { carrySplits, type SplitEdits } from './visible-split.ts';
 import type { Stats } from './disk/types.ts';
 import { UseOrderMap } from '../use-order-map.ts';
 
@@ -117,9 +118,10 @@ function forget(real: string, k: Kept): void {
 /**
  * `folder` with `changes` applied, sorted: a present name inserted in its place in
  * ascendingOrder's order (or its kind updated), a gone one removed. A new FolderNames whose
- * entries are stored in ascending order (`ascending` is the identity), so what was derived from
- * the old one (visible-split.ts's splits, a request reading it) never sees the change half-made.
- * Costs a binary search per change and one copy of the arrays.
+ * entries are stored in ascending order (`inOrder`, `ascending` the identity), so a request
+ * still reading the old one never sees the change half made; the visible splits kept on the old
+ * one are carried over (visible-split.ts). Costs a binary search per change and one copy of the
+ * arrays, by ranges once the folder is stored in order.
  */
 export function patchedFolder(folder: FolderNames, changes: readonly NameChange[]): FolderNames {
   const asc = ascendingOrder(folder);
@@ -133,32 +135,61 @@ export function patchedFolder(folder: FolderNames, changes: readonly NameChange[
   });
   if (changed.length === 0) return folder; // rewrites, chmods: names and kinds as they were
   const changedKeys = changed.map(nameSortKey);
-  const byOrder = orderByKeys(changed, changedKeys);
-  const withBytes = folder.bytes !== undefined || changed.some(hasEscapes);
-  const outNames: string[] = [];
-  const outKinds: number[] = [];
-  const outBytes: Buffer[] = [];
-  const keep = (i: number) => {
-    outNames.push(names[i]);
-    outKinds.push(kinds[i]);
-    if (withBytes) outBytes.push(folder.bytes?.[i] ?? nameBytes(names[i]));
-  };
+  // The edits in order: old ranks removed, and entries inserted before old rank `at`.
+  const edits: SplitEdits = { removed: [], insertedAt: [], inserted: [] };
   let r = 0;
-  for (const c of byOrder) {
+  for (const c of orderByKeys(changed, changedKeys)) {
     const name = changed[c];
-    const lo = rankOf(folder, asc, name, changedKeys[c], r);
-    for (; r < lo; r++) keep(asc[r]);
-    if (r < asc.length && names[asc[r]] === name) r++; // replaced or removed
+    const at = rankOf(folder, asc, name, changedKeys[c], r);
+    r = at;
+    if (at < asc.length && names[asc[at]] === name) {
+      edits.removed.push(at); // replaced or removed
+      r = at + 1;
+    }
     const kind = last.get(name);
     if (kind === undefined) continue;
-    outNames.push(name);
-    outKinds.push(kind);
-    if (withBytes) outBytes.push(nameBytes(name));
+    edits.insertedAt.push(at);
+    const removedBefore = edits.removed.length - (edits.removed[edits.removed.length - 1] === at ? 1 : 0);
+    edits.inserted.push({ rank: at - removedBefore + edits.inserted.length, name, kind });
   }
-  for (; r < asc.length; r++) keep(asc[r]);
-  const ascending = new Uint32Array(outNames.length);
-  for (let i = 0; i < ascending.length; i++) ascending[i] = i;
-  return { names: outNames, kinds: Uint8Array.from(outKinds), bytes: withBytes ? outBytes : undefined, ascending };
+  const n = asc.length - edits.removed.length + edits.inserted.length;
+  const withBytes = folder.bytes !== undefined || changed.some(hasEscapes);
+  const outNames: string[] = new Array(n);
+  const outKinds = new Uint8Array(n);
+  const outBytes: Buffer[] | undefined = withBytes ? new Array(n) : undefined;
+  let o = 0;
+  const keepRanks = (from: number, to: number) => {
+    for (let k = from; k < to; k++, o++) {
+      const i = asc[k];
+      outNames[o] = names[i];
+      outKinds[o] = kinds[i];
+      if (outBytes) outBytes[o] = folder.bytes?.[i] ?? nameBytes(names[i]);
+    }
+  };
+  let from = 0;
+  let ri = 0;
+  let ii = 0;
+  while (ri < edits.removed.length || ii < edits.inserted.length) {
+    const nextInsert = ii < edits.inserted.length ? edits.insertedAt[ii] : Number.POSITIVE_INFINITY;
+    const nextRemove = ri < edits.removed.length ? edits.removed[ri] : Number.POSITIVE_INFINITY;
+    if (nextInsert <= nextRemove) {
+      keepRanks(from, nextInsert);
+      from = nextInsert;
+      const e = edits.inserted[ii++];
+      outNames[o] = e.name;
+      outKinds[o] = e.kind;
+      if (outBytes) outBytes[o] = nameBytes(e.name);
+      o++;
+    } else {
+      keepRanks(from, nextRemove);
+      from = nextRemove + 1;
+      ri++;
+    }
+  }
+  keepRanks(from, asc.length);
+  const patched: FolderNames = { names: outNames, kinds: outKinds, bytes: outBytes, ascending: identity(n) };
+  carrySplits(folder, patched, edits);
+  return patched;
 }
 
 /** Indices of `names` in ascending order of their sort keys (`keys[i]` is `nameSortKey(names[i])`), ties by the raw name. */
@@ -239,6 +270,17 @@ export function firstInOrder(folder: FolderNames, indices: number[], k: number, 
     if (best.length > k) best.pop();
   }
   return best.map((p) => indices[p]);
+}
+
+let identities = new Uint32Array(0);
+
+/** 0 … n - 1, a view of one shared array (read only, as every `ascending` is): a patch under constant change allocates no new one. */
+function identity(n: number): Uint32Array {
+  if (identities.length < n) {
+    identities = new Uint32Array(Math.max(n, Math.ceil(identities.length * 1.25)));
+    for (let i = 0; i < identities.length; i++) identities[i] = i;
+  }
+  return identities.subarray(0, n);
 }
 
 /** The first rank (from `from`) in `asc` whose name is not before `name` (sort key `key`) in ascendingOrder's order. */
