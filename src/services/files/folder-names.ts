@@ -14,7 +14,7 @@
  * watch set before the read: while that watch lasts, the names its events report are lstat'ed
  * and patched into the remembered names in their place in the order (`patchedFolder`), so a
  * large folder receiving creates and deletes is not read and sorted again on every request. The
- * patched names are trusted at most PATCHED_MS after their read (events inotify drops when its
+ * patched names are trusted at most `patchedMs` (5 s) after their read (events inotify drops when its
  * queue overflows are not reported through libuv), then the folder is read again.
  */
 import { nameSortKey } from '../../api/files.ts';
@@ -118,10 +118,9 @@ function forget(real: string, k: Kept): void {
 /**
  * `folder` with `changes` applied, sorted: a present name inserted in its place in
  * ascendingOrder's order (or its kind updated), a gone one removed. A new FolderNames whose
- * entries are stored in ascending order (`inOrder`, `ascending` the identity), so a request
- * still reading the old one never sees the change half made; the visible splits kept on the old
- * one are carried over (visible-split.ts). Costs a binary search per change and one copy of the
- * arrays, by ranges once the folder is stored in order.
+ * entries are stored in ascending order (`ascending` the identity), so a request still reading
+ * the old one never sees the change half made; the visible splits kept on the old one are
+ * carried over (visible-split.ts). Costs a binary search per change and one copy of the arrays.
  */
 export function patchedFolder(folder: FolderNames, changes: readonly NameChange[]): FolderNames {
   const asc = ascendingOrder(folder);
