@@ -3,6 +3,8 @@
  *  - a 100,000-entry folder receiving 1,000 changes per second (another process rewriting its
  *    files) with a live stream open on it: the latency of a small request (the event loop's
  *    responsiveness) and of the folder's first page, under the changes vs without them;
+ *  - the same first page while the changes also create and delete files (CHURN_PER_SECOND of
+ *    each), which change the folder's ctime and its names, against the same page at rest;
  *  - the analyzer's query on a large tree (1M entries by default) against `du` of the same tree,
  *    and the small request's latency while analyzer queries run back to back.
  */
@@ -16,6 +18,10 @@ const FOLDER_SIZE = 100_000;
 const CHANGES_PER_SECOND = 1000;
 const ROUNDS = 3;
 const ROUND_MS = 4000;
+/** Creates and deletes per second (each) among the churn rounds' changes. */
+const CHURN_PER_SECOND = 100;
+/** After a churn round: the index's relist of the folder runs once its changes have settled 5 s. */
+const SETTLE_MS = 6500;
 
 function ensureFolder(dataDir: string): string {
   const root = path.join(dataDir, 'live');
@@ -52,20 +58,37 @@ async function probe(fm: BenchFm, url: string, ms: number): Promise<number[]> {
   return times;
 }
 
-/** Another process rewriting `perSecond` files of the folder each second, for `ms`. */
-function changer(dir: string, perSecond: number, ms: number) {
+/**
+ * Another process rewriting `perSecond` files of the folder each second, for `ms`; with `churn`,
+ * `churn` of those changes per second create a `new-*` file and `churn` delete the oldest one it
+ * created (the rest left are deleted at the end, so the folder keeps its 100,000 names).
+ */
+function changer(dir: string, perSecond: number, ms: number, churn = 0) {
   const script = `
     const fs = require('node:fs');
-    const [dir, perSecond, ms] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
+    const [dir, perSecond, ms, churn] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3]), Number(process.argv[4])];
+    const every = churn > 0 ? Math.max(2, Math.floor(perSecond / churn)) : 0;
+    const created = [];
     const start = Date.now();
     let n = 0;
     const tick = () => {
       const due = Math.floor(((Date.now() - start) / 1000) * perSecond);
-      for (; n < due; n++) fs.writeFileSync(dir + '/file-' + String(n % 5000).padStart(6, '0') + '.txt', String(n));
-      if (Date.now() - start < ms) setTimeout(tick, 5); else console.log(n);
+      for (; n < due; n++) {
+        if (every && n % every === 0) {
+          const name = dir + '/new-' + process.pid + '-' + n + '.txt';
+          fs.writeFileSync(name, String(n));
+          created.push(name);
+        } else if (every && n % every === 1 && created.length > 1) fs.unlinkSync(created.shift());
+        else fs.writeFileSync(dir + '/file-' + String(n % 5000).padStart(6, '0') + '.txt', String(n));
+      }
+      if (Date.now() - start < ms) setTimeout(tick, 5);
+      else {
+        for (const name of created) fs.unlinkSync(name);
+        console.log(n);
+      }
     };
     tick();`;
-  const child = spawn(process.execPath, ['-e', script, dir, String(perSecond), String(ms)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, dir, String(perSecond), String(ms), String(churn)], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise<number>((resolve) => {
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -118,6 +141,7 @@ export async function benchLive(dataDir: string): Promise<Row[]> {
     const quietPage: number[] = [];
     const busySmall: number[] = [];
     const busyPage: number[] = [];
+    const churnPage: number[] = [];
     const stream = await openStream(fm, 'big');
     let written = 0;
     for (let round = 0; round < ROUNDS; round++) {
@@ -127,8 +151,15 @@ export async function benchLive(dataDir: string): Promise<Row[]> {
       busySmall.push(...(await probe(fm, small, ROUND_MS / 2)));
       busyPage.push(...(await probe(fm, page, ROUND_MS / 2)));
       written += await writing;
-      // Let the last batches go out before the next quiet round.
+      // Let the last batches go out before the churn round.
       await new Promise((r) => setTimeout(r, 1000));
+      // The changer's own start (a second process) takes a few hundred ms under load: probe its second half.
+      const churning = changer(path.join(root, 'big'), CHANGES_PER_SECOND, ROUND_MS, CHURN_PER_SECOND);
+      await new Promise((r) => setTimeout(r, ROUND_MS / 2));
+      churnPage.push(...(await probe(fm, page, ROUND_MS / 2)));
+      written += await churning;
+      // The next quiet round sees the folder settled again (its mark back in the index).
+      await new Promise((r) => setTimeout(r, SETTLE_MS));
     }
     await stream.close();
     const p95 = (xs: number[]) => percentile(xs, 95);
@@ -151,6 +182,14 @@ export async function benchLive(dataDir: string): Promise<Row[]> {
         ratio: `${fmt(p95(busyPage) / p95(quietPage), 1)}× (p95, target ≤ 3)`,
         score: { value: p95(busyPage) / p95(quietPage), target: 3, better: 'lower' },
         note: tails(busyPage, quietPage),
+      },
+      {
+        workload: `first 300 rows of that folder p50 / p95 during creates and deletes (${CHURN_PER_SECOND}/s of each among the ${CHANGES_PER_SECOND.toLocaleString('en')} changes/s)`,
+        fm: `${fmt(median(churnPage), 1)} / ${fmt(p95(churnPage), 1)} ms`,
+        baseline: `at rest ${fmt(median(quietPage), 1)} / ${fmt(p95(quietPage), 1)} ms`,
+        ratio: `${fmt(p95(churnPage) / p95(quietPage), 1)}× (p95, target ≤ 3)`,
+        score: { value: p95(churnPage) / p95(quietPage), target: 3, better: 'lower' },
+        note: tails(churnPage, quietPage),
       },
     ];
   } finally {

@@ -7,7 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { compareNames } from '../../src/api/files.ts';
 import { closeAllFolderWatches, watchedFolderCount, watchFoldersWith } from '../../src/services/files/disk/folder-watch.ts';
+import { decodeName } from '../../src/services/files/disk/names.ts';
 import { adminClient, startFm, tempDir, type Client, type FmServer } from '../helpers/server.ts';
 
 interface Item {
@@ -220,5 +222,77 @@ describe('listings kept while the folder is watched', () => {
     expect(inotifyWatchedInodes().has(fs.statSync(dir).ino)).toBe(false);
     fs.appendFileSync(path.join(dir, 'f.txt'), ' two');
     expect((await itemsOf(url)).get('f.txt')?.size).toBe(7);
+  });
+});
+
+/** The folder as a fresh read gives it, in the listing's order: folders first, each part by name. */
+function freshListing(dir: string): { names: string[]; dirs: Set<string>; numDirs: number; numFiles: number } {
+  const entries = fs.readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }).map((e) => ({ name: decodeName(e.name), isDir: e.isDirectory() }));
+  const dirs = entries
+    .filter((e) => e.isDir)
+    .map((e) => e.name)
+    .sort(compareNames);
+  const files = entries
+    .filter((e) => !e.isDir)
+    .map((e) => e.name)
+    .sort(compareNames);
+  return { names: dirs.concat(files), dirs: new Set(dirs), numDirs: dirs.length, numFiles: files.length };
+}
+
+describe('a folder’s remembered names patched by its watch (folder-names.ts)', () => {
+  it('list every page exactly as a fresh read after creates, deletes, renames and kind changes made outside fm', async () => {
+    const name = `names${folders++}`;
+    const dir = path.join(fm.root, name);
+    fs.mkdirSync(dir);
+    for (let i = 0; i < 700; i++) fs.writeFileSync(path.join(dir, `f${i}.txt`), '');
+    fs.mkdirSync(path.join(dir, 'sub'));
+    const raw = (s: string) => Buffer.from(`${dir}/${s}`, 'latin1');
+    const check = async (step: string) => {
+      const fresh = freshListing(dir);
+      const pages: string[] = [];
+      for (let offset = 0; offset < fresh.names.length; offset += 300) {
+        const page = await admin.json<Listing & { numDirs: number; numFiles: number }>(`/api/resources/${name}?offset=${offset}&limit=300`);
+        expect({ numDirs: page.numDirs, numFiles: page.numFiles }, step).toEqual({ numDirs: fresh.numDirs, numFiles: fresh.numFiles });
+        for (const item of page.items) expect(item.isDir, `${step}: ${item.name}`).toBe(fresh.dirs.has(item.name));
+        pages.push(...page.items.map((i) => i.name));
+      }
+      expect(pages, step).toEqual(fresh.names);
+      const full = await admin.json<Listing>(`/api/resources/${name}`);
+      expect(
+        full.items.map((i) => i.name),
+        step,
+      ).toEqual(fresh.names);
+    };
+    await check('at rest');
+    await check('remembered');
+    const steps: Array<[string, () => void]> = [
+      ['created', () => fs.writeFileSync(path.join(dir, 'f55.5.txt'), '')],
+      ['deleted', () => fs.rmSync(path.join(dir, 'f10.txt'))],
+      ['renamed', () => fs.renameSync(path.join(dir, 'f20.txt'), path.join(dir, 'A-first.txt'))],
+      ['renamed over another', () => fs.renameSync(path.join(dir, 'f21.txt'), path.join(dir, 'f22.txt'))],
+      ['folder made', () => fs.mkdirSync(path.join(dir, 'zz-dir'))],
+      [
+        'file replaced by a folder',
+        () => {
+          fs.rmSync(path.join(dir, 'f30.txt'));
+          fs.mkdirSync(path.join(dir, 'f30.txt'));
+        },
+      ],
+      ['folder removed', () => fs.rmdirSync(path.join(dir, 'sub'))],
+      ['not UTF-8 created', () => fs.writeFileSync(raw('caf\xe9.txt'), '')],
+      ['not UTF-8 renamed', () => fs.renameSync(raw('caf\xe9.txt'), raw('\xff-first'))],
+      [
+        'many at once',
+        () => {
+          for (let i = 100; i < 160; i++) fs.rmSync(path.join(dir, `f${i}.txt`));
+          for (let i = 0; i < 60; i++) fs.writeFileSync(path.join(dir, `g${i}.txt`), '');
+        },
+      ],
+      ['not UTF-8 deleted', () => fs.rmSync(raw('\xff-first'))],
+    ];
+    for (const [step, change] of steps) {
+      change();
+      await check(step);
+    }
   });
 });

@@ -9,9 +9,19 @@
  * read then always gives the folder a different ctime, even on file systems whose timestamps
  * are coarse. Only names, kinds and the order are remembered; sizes and times are read for every
  * listing.
+ *
+ * A folder that can be watched (disk/folder-watch.ts) is remembered whatever its ctime, with the
+ * watch set before the read: while that watch lasts, the names its events report are lstat'ed
+ * and patched into the remembered names in their place in the order (`patchedFolder`), so a
+ * large folder receiving creates and deletes is not read and sorted again on every request. The
+ * patched names are trusted at most `patchedMs` (5 s) after their read (events inotify drops when its
+ * queue overflows are not reported through libuv), then the folder is read again.
  */
 import { nameSortKey } from '../../api/files.ts';
 import { readKindsWithBytes } from './disk/dirents.ts';
+import { type NameChange, type NameWatch, changedNames, stopWatchingNames, watchNames } from './disk/folder-watch.ts';
+import { hasEscapes, nameBytes } from './disk/names.ts';
+import { carrySplits, type SplitEdits } from './visible-split.ts';
 import type { Stats } from './disk/types.ts';
 import { UseOrderMap } from '../use-order-map.ts';
 
@@ -31,6 +41,13 @@ export interface FolderNames {
 export const RACY_MS = 2000;
 /** The names kept over all folders; the least recently listed folders go first. */
 const MAX_NAMES = 500_000;
+/** How long after their read a folder's names are patched from its watch at most (docs/decisions.md, "Performance: the first page during creates"). */
+let patchedMs = 5000;
+
+/** The bound on patched names, for tests (undefined: the default). */
+export function patchNamesFor(ms: number | undefined): void {
+  patchedMs = ms ?? 5000;
+}
 
 interface Kept {
   folder: FolderNames;
@@ -39,6 +56,10 @@ interface Kept {
   mtimeMs: number;
   ctimeMs: number;
   size: number;
+  /** The folder's watch's changed names since the read (undefined: not watched, the ctime rule only). */
+  watch?: NameWatch;
+  /** Date.now() when the read started. */
+  readAt: number;
 }
 
 const kept = new UseOrderMap<string, Kept>();
@@ -49,21 +70,41 @@ const unchanged = (k: Kept, st: Stats) => k.dev === st.dev && k.ino === st.ino &
 /** The entries of the folder at `real` (whose stat the gate took); remembered ones come sorted already. */
 export async function readFolderNames(real: string, st: Stats | undefined): Promise<FolderNames> {
   const hit = kept.get(real);
-  if (hit && st && unchanged(hit, st)) {
+  // The ctime rule: a change after the read would have given the folder another ctime.
+  if (hit && st && unchanged(hit, st) && hit.ctimeMs < hit.readAt - RACY_MS) {
     kept.touch(real);
     return hit.folder;
   }
+  if (hit?.watch && st && hit.dev === st.dev && hit.ino === st.ino && Date.now() - hit.readAt <= patchedMs) {
+    const changes = await changedNames(hit.watch, real);
+    if (changes && kept.get(real) === hit) {
+      if (changes.length) {
+        const folder = patchedFolder(hit.folder, changes);
+        keptNames += folder.names.length - hit.folder.names.length;
+        hit.folder = folder;
+      }
+      kept.touch(real);
+      return hit.folder;
+    }
+  }
+  const watch = st && watchNames(real, st); // before the read: every later change is named by an event
   const started = Date.now();
-  const folder: FolderNames = await readKindsWithBytes(real);
+  let folder: FolderNames;
+  try {
+    folder = await readKindsWithBytes(real);
+  } catch (err) {
+    if (watch) stopWatchingNames(watch);
+    throw err;
+  }
   if (hit) forget(real, hit);
-  if (st && st.ctimeMs < started - RACY_MS && folder.names.length <= MAX_NAMES) {
-    kept.set(real, { folder, dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size });
+  if (st && (watch || st.ctimeMs < started - RACY_MS) && folder.names.length <= MAX_NAMES) {
+    kept.set(real, { folder, dev: st.dev, ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, size: st.size, watch, readAt: started });
     keptNames += folder.names.length;
     for (const [oldest, k] of kept) {
       if (keptNames <= MAX_NAMES) break;
       forget(oldest, k);
     }
-  }
+  } else if (watch) stopWatchingNames(watch);
   return folder;
 }
 
@@ -71,6 +112,83 @@ function forget(real: string, k: Kept): void {
   if (kept.get(real) !== k) return;
   kept.delete(real);
   keptNames -= k.folder.names.length;
+  if (k.watch) stopWatchingNames(k.watch);
+}
+
+/**
+ * `folder` with `changes` applied, sorted: a present name inserted in its place in
+ * ascendingOrder's order (or its kind updated), a gone one removed. A new FolderNames whose
+ * entries are stored in ascending order (`ascending` the identity), so a request still reading
+ * the old one never sees the change half made; the visible splits kept on the old one are
+ * carried over (visible-split.ts). Costs a binary search per change and one copy of the arrays.
+ */
+export function patchedFolder(folder: FolderNames, changes: readonly NameChange[]): FolderNames {
+  const asc = ascendingOrder(folder);
+  const { names, kinds } = folder;
+  const last = new Map<string, number | undefined>();
+  for (const c of changes) last.set(c.name, c.kind);
+  const changed = [...last.keys()].filter((name) => {
+    const r = rankOf(folder, asc, name, nameSortKey(name));
+    const now = r < asc.length && names[asc[r]] === name ? kinds[asc[r]] : undefined;
+    return now !== last.get(name);
+  });
+  if (changed.length === 0) return folder; // rewrites, chmods: names and kinds as they were
+  const changedKeys = changed.map(nameSortKey);
+  // The edits in order: old ranks removed, and entries inserted before old rank `at`.
+  const edits: SplitEdits = { removed: [], insertedAt: [], inserted: [] };
+  let r = 0;
+  for (const c of orderByKeys(changed, changedKeys)) {
+    const name = changed[c];
+    const at = rankOf(folder, asc, name, changedKeys[c], r);
+    r = at;
+    if (at < asc.length && names[asc[at]] === name) {
+      edits.removed.push(at); // replaced or removed
+      r = at + 1;
+    }
+    const kind = last.get(name);
+    if (kind === undefined) continue;
+    edits.insertedAt.push(at);
+    const removedBefore = edits.removed.length - (edits.removed[edits.removed.length - 1] === at ? 1 : 0);
+    edits.inserted.push({ rank: at - removedBefore + edits.inserted.length, name, kind });
+  }
+  const n = asc.length - edits.removed.length + edits.inserted.length;
+  const withBytes = folder.bytes !== undefined || changed.some(hasEscapes);
+  const outNames: string[] = new Array(n);
+  const outKinds = new Uint8Array(n);
+  const outBytes: Buffer[] | undefined = withBytes ? new Array(n) : undefined;
+  let o = 0;
+  const keepRanks = (from: number, to: number) => {
+    for (let k = from; k < to; k++, o++) {
+      const i = asc[k];
+      outNames[o] = names[i];
+      outKinds[o] = kinds[i];
+      if (outBytes) outBytes[o] = folder.bytes?.[i] ?? nameBytes(names[i]);
+    }
+  };
+  let from = 0;
+  let ri = 0;
+  let ii = 0;
+  while (ri < edits.removed.length || ii < edits.inserted.length) {
+    const nextInsert = ii < edits.inserted.length ? edits.insertedAt[ii] : Number.POSITIVE_INFINITY;
+    const nextRemove = ri < edits.removed.length ? edits.removed[ri] : Number.POSITIVE_INFINITY;
+    if (nextInsert <= nextRemove) {
+      keepRanks(from, nextInsert);
+      from = nextInsert;
+      const e = edits.inserted[ii++];
+      outNames[o] = e.name;
+      outKinds[o] = e.kind;
+      if (outBytes) outBytes[o] = nameBytes(e.name);
+      o++;
+    } else {
+      keepRanks(from, nextRemove);
+      from = nextRemove + 1;
+      ri++;
+    }
+  }
+  keepRanks(from, asc.length);
+  const patched: FolderNames = { names: outNames, kinds: outKinds, bytes: outBytes, ascending: identity(n) };
+  carrySplits(folder, patched, edits);
+  return patched;
 }
 
 /** Indices of `names` in ascending order of their sort keys (`keys[i]` is `nameSortKey(names[i])`), ties by the raw name. */
@@ -151,6 +269,32 @@ export function firstInOrder(folder: FolderNames, indices: number[], k: number, 
     if (best.length > k) best.pop();
   }
   return best.map((p) => indices[p]);
+}
+
+let identities = new Uint32Array(0);
+
+/** 0 … n - 1, a view of one shared array (read only, as every `ascending` is): a patch under constant change allocates no new one. */
+function identity(n: number): Uint32Array {
+  if (identities.length < n) {
+    identities = new Uint32Array(Math.max(n, Math.ceil(identities.length * 1.25)));
+    for (let i = 0; i < identities.length; i++) identities[i] = i;
+  }
+  return identities.subarray(0, n);
+}
+
+/** The first rank (from `from`) in `asc` whose name is not before `name` (sort key `key`) in ascendingOrder's order. */
+function rankOf(folder: FolderNames, asc: Uint32Array, name: string, key: string, from = 0): number {
+  const { names } = folder;
+  let lo = from;
+  let hi = asc.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    const other = names[asc[mid]];
+    const otherKey = nameSortKey(other);
+    if (otherKey < key || (otherKey === key && other < name)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** An ascending order as it is listed: as is, or exactly reversed. */

@@ -4,7 +4,9 @@
  * to a large folder then reads its page by position instead of testing every name again.
  *
  * A split lives on the FolderNames it was made from, which the folder's next change replaces, so
- * it is never older than the names. It is kept per `visibilityKey` (listing.ts: the rules, the
+ * it is never older than the names. When the names are patched (folder-names.ts `patchedFolder`),
+ * the splits are carried over to the new names (`carrySplits`): ranks shifted past the edits, the
+ * removed ones dropped, the inserted ones added where the split's own visibility shows them. It is kept per `visibilityKey` (listing.ts: the rules, the
  * paths they see and fm's own names), so one user's split never serves another view. Links are
  * only listed here: where they lead (a folder, a file, nowhere, out of the scope) can change
  * without the folder changing, so each request resolves them again.
@@ -24,6 +26,68 @@ export interface VisibleSplit {
 const PER_FOLDER = 4;
 
 const splits = new WeakMap<FolderNames, VisibleSplit[]>();
+/** The visibility each split was made with (the same for every request of its key). */
+const showsOf = new WeakMap<VisibleSplit, (name: string) => boolean>();
+
+/** A patch of a sorted folder: old ranks removed, and entries inserted before old rank `insertedAt[k]` (at new rank `inserted[k].rank`), both ascending. */
+export interface SplitEdits {
+  removed: number[];
+  insertedAt: number[];
+  inserted: Array<{ rank: number; name: string; kind: number }>;
+}
+
+/** Carries the splits kept on `from` over to `to`, `from` patched by `edits`. */
+export function carrySplits(from: FolderNames, to: FolderNames, edits: SplitEdits): void {
+  const kept = splits.get(from);
+  if (!kept) return;
+  splits.set(
+    to,
+    kept.map((split) => {
+      const shows = showsOf.get(split) ?? (() => true);
+      const added = (want: (kind: number) => boolean) => edits.inserted.filter((e) => want(e.kind) && shows(e.name)).map((e) => e.rank);
+      const carried: VisibleSplit = {
+        key: split.key,
+        dirs: shifted(
+          split.dirs,
+          edits,
+          added((k) => k === DIRENT_DIR),
+        ),
+        files: shifted(
+          split.files,
+          edits,
+          added((k) => k !== DIRENT_DIR && k !== DIRENT_LINK),
+        ),
+        links: shifted(
+          split.links,
+          edits,
+          added((k) => k === DIRENT_LINK),
+        ),
+      };
+      showsOf.set(carried, shows);
+      return carried;
+    }),
+  );
+}
+
+/** An ascending list of old ranks as new ranks: removed ones dropped, `added` (new ranks, ascending) merged in. */
+function shifted(list: Uint32Array, edits: SplitEdits, added: number[]): Uint32Array {
+  const { removed, insertedAt } = edits;
+  const out = new Uint32Array(list.length + added.length);
+  let o = 0;
+  let ri = 0;
+  let ii = 0;
+  let ai = 0;
+  for (const r of list) {
+    while (ri < removed.length && removed[ri] < r) ri++;
+    if (ri < removed.length && removed[ri] === r) continue;
+    while (ii < insertedAt.length && insertedAt[ii] <= r) ii++;
+    const rank = r - ri + ii;
+    while (ai < added.length && added[ai] < rank) out[o++] = added[ai++];
+    out[o++] = rank;
+  }
+  while (ai < added.length) out[o++] = added[ai++];
+  return o === out.length ? out : out.subarray(0, o);
+}
 
 /** The split of a sorted folder for the visibility `key` (`shows` decides it), made at the first call. */
 export function visibleSplit(folder: FolderNames, ascending: Uint32Array, key: string, shows: (name: string) => boolean): VisibleSplit {
@@ -40,6 +104,7 @@ export function visibleSplit(folder: FolderNames, ascending: Uint32Array, key: s
     (kinds[i] === DIRENT_LINK ? links : kinds[i] === DIRENT_DIR ? dirs : files).push(r);
   }
   const split = { key, dirs: Uint32Array.from(dirs), files: Uint32Array.from(files), links: Uint32Array.from(links) };
+  showsOf.set(split, shows);
   kept.push(split);
   if (kept.length > PER_FOLDER) kept.shift();
   splits.set(folder, kept);

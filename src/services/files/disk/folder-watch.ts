@@ -18,11 +18,18 @@
  * (a write through another folder's link is reported there). A folder that cannot be watched
  * (no inotify watch left, no descriptor, a file system where inotify misses changes made
  * elsewhere, such as network mounts) is listed with an lstat per entry, as before.
+ *
+ * The same watch keeps the names it sees change for folder-names.ts (`watchNames`), which patches
+ * a large folder's remembered names with them instead of reading the folder again: the watch is
+ * set before the read, so every entry added, removed or renamed after the read is named by an
+ * event; such a name is lstat'ed again when the names are next used. An event naming nothing, too
+ * many names, or the watch closed lose the names (the folder is read again).
  */
 import fs from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type EntryPaths, KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, type RawStats, statAll } from './listing-worker.ts';
 import { UseOrderMap } from '../../use-order-map.ts';
+import { DIRENT_DIR, DIRENT_LINK, DIRENT_OTHER } from './dirents.ts';
 import { decodeName, osPath } from './names.ts';
 import type { Stats } from './types.ts';
 
@@ -50,8 +57,27 @@ interface Known {
   kind: number;
 }
 
+/**
+ * The names a folder's watch saw change since `watchNames`; `lost` once an event named nothing,
+ * too many names changed, or the watch closed.
+ */
+export interface NameWatch {
+  dirty: Set<string>;
+  lost: boolean;
+}
+
+/** An entry named by an event, as lstat finds it now: its DIRENT_* kind, or gone. */
+export interface NameChange {
+  name: string;
+  kind: number | undefined;
+}
+
+/** More changed names than this since the last use: reading the folder again costs less than an lstat each. */
+const MAX_DIRTY = 4096;
+
 interface Watched {
   watcher: fs.FSWatcher;
+  names?: NameWatch;
   dev: number;
   ino: number;
   ctimeMs: number;
@@ -123,6 +149,53 @@ export async function statEntriesOf(entries: EntryPaths, real: string, folder: S
   return statThrough(w, entries);
 }
 
+/**
+ * Starts keeping the names changed in the folder at `real` (whose stat the gate took), before
+ * the caller reads it; undefined when the folder cannot be watched. One NameWatch per folder: a
+ * new one loses the previous one.
+ */
+export function watchNames(real: string, folder: Stats): NameWatch | undefined {
+  let w = watched.get(real);
+  if (w && (w.dev !== folder.dev || w.ino !== folder.ino)) {
+    close(real, w);
+    w = undefined;
+  }
+  w ??= startWatch(real, folder);
+  if (!w) return undefined;
+  watched.touch(real);
+  if (w.names) w.names.lost = true;
+  w.names = { dirty: new Set(), lost: false };
+  return w.names;
+}
+
+/** Stops keeping names for `names` (its folder's names are no longer remembered). */
+export function stopWatchingNames(names: NameWatch): void {
+  names.lost = true;
+  names.dirty.clear();
+}
+
+/**
+ * The entries of the folder at `real` changed since the last call, each lstat'ed now; undefined
+ * when the names are lost. Waits two turns of the loop first, so that the loop has polled for
+ * events after this call began, from whatever phase it is called (a setImmediate made in the poll
+ * phase runs before the next poll): every event queued before the call, by a request's sender
+ * or by fm itself, is delivered by then. The lstats that follow are synchronous, so a change
+ * made after one is named by an event still queued, seen by the next call.
+ */
+export async function changedNames(names: NameWatch, real: string): Promise<NameChange[] | undefined> {
+  await nextTurn();
+  await nextTurn();
+  if (names.lost) return undefined;
+  const changes: NameChange[] = [];
+  const prefix = real.endsWith('/') ? real : `${real}/`;
+  for (const name of names.dirty) {
+    const st = fs.lstatSync(osPath(prefix + name), { throwIfNoEntry: false });
+    changes.push({ name, kind: !st ? undefined : st.isSymbolicLink() ? DIRENT_LINK : st.isDirectory() ? DIRENT_DIR : DIRENT_OTHER });
+  }
+  names.dirty.clear();
+  return changes;
+}
+
 function statThrough(w: Watched, entries: EntryPaths): RawStats {
   const { names, prefix, prefixBytes, nameBytes } = entries;
   const n = names.length;
@@ -186,8 +259,22 @@ function startWatch(real: string, folder: Stats): Watched | undefined {
  * when the event names none, or a name as a string, which may not spell a name that is not UTF-8.
  */
 function forgetNamed(w: Watched, name: Buffer | string | null): void {
-  if (!Buffer.isBuffer(name)) forgetEntries(w);
-  else if (w.known.delete(decodeName(name))) keptEntries--;
+  if (!Buffer.isBuffer(name)) {
+    forgetEntries(w);
+    loseNames(w);
+    return;
+  }
+  const decoded = decodeName(name);
+  if (w.known.delete(decoded)) keptEntries--;
+  if (w.names && !w.names.lost) {
+    w.names.dirty.add(decoded);
+    if (w.names.dirty.size > MAX_DIRTY) loseNames(w);
+  }
+}
+
+function loseNames(w: Watched): void {
+  if (w.names) stopWatchingNames(w.names);
+  w.names = undefined;
 }
 
 function forgetEntries(w: Watched): void {
@@ -197,6 +284,7 @@ function forgetEntries(w: Watched): void {
 
 function close(real: string, w: Watched): void {
   forgetEntries(w);
+  loseNames(w);
   if (watched.get(real) === w) watched.delete(real);
   w.watcher.close();
 }
