@@ -7,27 +7,6 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { decodeName, isSuspect, osPath } from './names.ts';
 
-/** The names in a folder (fm's string form). */
-export async function readNames(dir: string): Promise<string[]> {
-  const p = osPath(dir);
-  const names = await fsp.readdir(p);
-  if (!names.some(isSuspect)) return names;
-  return (await fsp.readdir(p, { encoding: 'buffer' })).map(decodeName);
-}
-
-/**
- * The names in a folder, with every name's exact bytes when some name needed the byte-exact
- * reading (`bytes` is then parallel to `names`; undefined in the common case, where each name's
- * bytes are its UTF-8).
- */
-export async function readNamesWithBytes(dir: string): Promise<{ names: string[]; bytes?: Buffer[] }> {
-  const p = osPath(dir);
-  const names = await fsp.readdir(p);
-  if (!names.some(isSuspect)) return { names };
-  const bytes = await fsp.readdir(p, { encoding: 'buffer' });
-  return { names: bytes.map(decodeName), bytes };
-}
-
 /** What readdir's d_type says an entry is (no stat): a folder, a symbolic link, or anything else. */
 export const DIRENT_OTHER = 0;
 export const DIRENT_DIR = 1;
@@ -93,13 +72,6 @@ export async function readEntries(dir: string): Promise<fs.Dirent[]> {
   return asStringDirents(await fsp.readdir(p, { withFileTypes: true, encoding: 'buffer' }));
 }
 
-export function readEntriesSync(dir: string): fs.Dirent[] {
-  const p = osPath(dir);
-  const entries = fs.readdirSync(p, { withFileTypes: true });
-  if (!entries.some((e) => isSuspect(e.name))) return entries;
-  return asStringDirents(fs.readdirSync(p, { withFileTypes: true, encoding: 'buffer' }));
-}
-
 function asStringDirents(raw: fs.Dirent<Buffer>[]): fs.Dirent[] {
   for (const d of raw) (d as unknown as { name: string }).name = decodeName(d.name);
   return raw as unknown as fs.Dirent[];
@@ -120,9 +92,4 @@ export function realPathSync(p: string): string {
  */
 export function realPathNow(p: string): string {
   return decodeName(fs.realpathSync.native(osPath(p), { encoding: 'buffer' }));
-}
-
-/** A link's target, byte-exact. */
-export async function readLink(p: string): Promise<string> {
-  return decodeName(await fsp.readlink(osPath(p), { encoding: 'buffer' }));
 }
