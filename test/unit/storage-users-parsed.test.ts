@@ -38,6 +38,39 @@ describe('the user read on every request', () => {
     expect(second.rules).toEqual([]);
   });
 
+  it('shares no nested object or array with the kept record, whichever read handed it out', async () => {
+    const repo = new UsersRepo(server);
+    const full = (await repo.get(id))!;
+    await repo.update({
+      ...full,
+      commands: ['ls'],
+      rules: [{ regex: true, allow: false, path: '', regexp: { raw: '\\.secret$' } }],
+      keptSession: { jti: 'j', epoch: 0 },
+    });
+    const expected = structuredClone((await repo.get(id))!);
+    // Every object and array in what a read hands out (the read that parses and keeps, and a
+    // read of the kept record), changed in place: the next read must not see any of it.
+    const spoil = (value: unknown): void => {
+      if (Array.isArray(value)) {
+        for (const item of value) spoil(item);
+        value.push('spoiled');
+      } else if (value !== null && typeof value === 'object') {
+        const fields = value as Record<string, unknown>;
+        for (const key of Object.keys(fields)) {
+          spoil(fields[key]);
+          if (typeof fields[key] !== 'object') fields[key] = 'spoiled';
+        }
+      }
+    };
+    await server.refresh();
+    const afterWrite = (await repo.get(id))!; // parsed and kept by this read
+    spoil(afterWrite);
+    const kept = (await repo.get(id))!; // a copy of the kept record
+    expect(kept).toEqual(expected);
+    spoil(kept);
+    expect(await repo.get(id)).toEqual(expected);
+  });
+
   it('shows a change written by this process or by another (after the refresh every request makes), and a deletion', async () => {
     const repo = new UsersRepo(server);
     await repo.get(id);
