@@ -35,6 +35,7 @@ http.createServer((req, res) => {
 
 export interface BareReceiver {
   url: string;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -68,6 +69,7 @@ export async function startBareReceiver(dir: string): Promise<BareReceiver> {
   }
   return {
     url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? 0,
     stop: async () => {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));

@@ -129,11 +129,19 @@ export interface Nginx {
   stop(): void;
 }
 
-/** Starts Debian's nginx on 127.0.0.1 serving `root` (autoindex JSON on folders), with its own temp config. */
-export async function startNginx(root: string): Promise<Nginx> {
+export interface NginxOptions {
+  /** The directives of `location /` (default: autoindex JSON on folders). */
+  location?: string;
+  /** More directives in the http block. */
+  http?: string;
+}
+
+/** Starts Debian's nginx on 127.0.0.1 serving `root` (autoindex JSON on folders unless told), with its own temp config. */
+export async function startNginx(root: string, opts: NginxOptions = {}): Promise<Nginx> {
   const bin = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => fs.existsSync(p));
   if (!bin) throw new Error('nginx is not installed (apt-get install -y nginx)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fm-bench-nginx-'));
+  fs.chmodSync(dir, 0o755); // its workers (nobody, when started by root) write request bodies under it
   const port = 20000 + Math.floor(Math.random() * 20000);
   const conf = `
 worker_processes 2;
@@ -150,10 +158,11 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
+  ${opts.http ?? ''}
   server {
     listen 127.0.0.1:${port};
     root ${root};
-    location / { autoindex on; autoindex_format json; }
+    location / { ${opts.location ?? 'autoindex on; autoindex_format json;'} }
   }
 }`;
   fs.writeFileSync(path.join(dir, 'nginx.conf'), conf);

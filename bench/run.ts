@@ -144,7 +144,7 @@ await section('upload', async () => {
       baseline: `write + fsync ${fmt(r.diskMBps, 0)} MB/s`,
       ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.8)`,
       score: { value: r.ratio, target: 0.8, better: 'higher' },
-      note: `a bare Node receiver (bench/bare-receiver.ts) ${fmt(r.bareMBps, 0)} MB/s = ${fmt(r.bareRatio, 2)}× the baseline, fm ${fmt(r.tusMBps / r.bareMBps, 2)}× of it; server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')}); rounds ${roundsNote(r.tusRuns, r.diskRuns, r.ratios, r.load)}`,
+      note: `nginx (one PUT, bench/nginx-receiver.ts) ${fmt(median(r.nginxRuns), 0)} MB/s = ${fmt(r.nginxRatio, 2)}× the baseline (rounds ${roundsNote(r.nginxRuns, r.nginxDiskRuns, r.nginxRatios, r.nginxLoad)}; nginx CPU ${fmt(median(r.nginxCpuPerGiB), 2)} s/GiB), fm ${fmt(r.tusMBps / median(r.nginxRuns), 2)}× of it; a bare Node receiver (bench/bare-receiver.ts) ${fmt(r.bareMBps, 0)} MB/s = ${fmt(r.bareRatio, 2)}× the baseline (CPU ${fmt(r.bareCpuPerGiB, 2)} s/GiB), fm ${fmt(r.tusMBps / r.bareMBps, 2)}× of it; bench client CPU ${fmt(median(r.clientCpuRuns), 2)} s/GiB; server RSS ${fmt(r.idleRssMB, 0)} MB idle, peak ${fmt(r.peakRssMB, 0)} MB; server CPU ${fmt(r.serverCpuPerGiB, 2)} s/GiB (runs ${r.serverCpuRuns.map((c) => fmt(c, 2)).join(' / ')}); rounds ${roundsNote(r.tusRuns, r.diskRuns, r.ratios, r.load)}`,
     },
     parallelUploadRow(size, 5, await runParallelUploadBench(size, 5, 5, log)),
   ];

@@ -15,6 +15,7 @@ import { curlSpeed, fmt, median, startFm, startNginx } from './lib.ts';
 import type { Row } from './search.ts';
 import { alternate } from './rounds.ts';
 import { uploadThroughTus, writeToDisk } from './upload.ts';
+import { type NginxRounds, runNginxRounds } from './nginx-receiver.ts';
 
 /** CPU seconds (user + system, every thread) a process has used, from /proc (Linux). */
 export function cpuSeconds(pid: number): number {
@@ -103,6 +104,8 @@ export interface ParallelUploadResult {
   ratio: number;
   /** 1-minute load average before and after. */
   load: [number, number];
+  /** The same uploads as PUTs into nginx (bench/nginx-receiver.ts), the same rounds. */
+  nginx?: NginxRounds;
 }
 
 /**
@@ -156,6 +159,12 @@ export async function runParallelUploadBench(
     result.ratios = measured.ratios;
     result.ratio = measured.ratio;
     result.load = measured.load;
+    const files = names.map((n) => path.join(work, n));
+    result.nginx = await runNginxRounds(work, names, each, buf, rounds, async () => {
+      const started = performance.now();
+      await Promise.all(files.map((f) => writeToDisk(f, buf, each)));
+      return { mbps: mbps(performance.now() - started), files };
+    });
   } finally {
     await fm.stop();
     fs.rmSync(work, { recursive: true, force: true });
@@ -177,6 +186,14 @@ export function parallelUploadRow(total: number, uploads: number, r: ParallelUpl
     baseline: `${uploads} × write + fsync ${fmt(median(r.diskMBps), 0)} MB/s`,
     ratio: `${fmt(r.ratio, 2)}× (target ≥ 0.7)`,
     score: { value: r.ratio, target: 0.7, better: 'higher' },
-    note: `server CPU ${fmt(median(r.fmCpuPerGiB), 2)} s/GiB; rounds ${roundsNote(r.tusMBps, r.diskMBps, r.ratios, r.load)}`,
+    note: `${nginxNote(r)}server CPU ${fmt(median(r.fmCpuPerGiB), 2)} s/GiB; rounds ${roundsNote(r.tusMBps, r.diskMBps, r.ratios, r.load)}`,
   };
+}
+
+/** nginx's figures for the row's note: its median, its ratio, every round. */
+function nginxNote(r: ParallelUploadResult): string {
+  if (!r.nginx) return '';
+  const n = r.nginx;
+  const mbps = median(n.fm);
+  return `nginx (one PUT each, bench/nginx-receiver.ts) ${fmt(mbps, 0)} MB/s = ${fmt(n.ratio, 2)}× the baseline (rounds ${roundsNote(n.fm, n.baseline, n.ratios, n.load)}; nginx CPU ${fmt(median(n.cpuPerGiB), 2)} s/GiB), fm ${fmt(median(r.tusMBps) / mbps, 2)}× of it; `;
 }

@@ -1,7 +1,8 @@
 /**
  * Upload benchmark: 1 GiB through tus (10 MiB PATCHes over loopback, a real `fm serve`) against
  * writing the same bytes to a file on the same disk in the same run, plus the server's peak
- * memory (VmHWM). Run with `npx tsx bench/upload.ts` after `npm run build`; writes
+ * memory (VmHWM); the same rounds into a bare Node receiver (bare-receiver.ts) and into nginx
+ * (nginx-receiver.ts) show what an HTTP server reaches here. Run with `npx tsx bench/upload.ts` after `npm run build`; writes
  * bench/results/upload.md. `runUploadBench()` and `formatUploadBench()` are exported for `npm run bench`.
  */
 import fs from 'node:fs';
@@ -14,6 +15,7 @@ import { adminClient } from '../test/helpers/server.ts';
 import { spawnFm } from '../test/helpers/spawn.ts';
 import { median } from './lib.ts';
 import { startBareReceiver } from './bare-receiver.ts';
+import { runNginxRounds } from './nginx-receiver.ts';
 import { alternate } from './rounds.ts';
 
 const MiB = 1024 * 1024;
@@ -58,6 +60,17 @@ export interface UploadBenchResult {
   /** Median MB/s of the same uploads into a bare Node receiver (bench/bare-receiver.ts), and its median ratio to the baseline. */
   bareMBps: number;
   bareRatio: number;
+  /** The bare receiver's CPU seconds per GiB (user + system), median. */
+  bareCpuPerGiB: number;
+  /** The same bytes PUT into nginx (bench/nginx-receiver.ts), `runs` rounds: every round's MB/s, its ratio, the median ratio, nginx's CPU s/GiB. */
+  nginxRuns: number[];
+  nginxDiskRuns: number[];
+  nginxRatios: number[];
+  nginxRatio: number;
+  nginxCpuPerGiB: number[];
+  nginxLoad: [number, number];
+  /** The bench client's CPU seconds per GiB it sent to fm (user + system), each round. */
+  clientCpuRuns: number[];
 }
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -161,6 +174,7 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
     const pid = fm.child.pid!;
     const idle = rssOf(pid);
     const cpuRuns: number[] = [];
+    const clientCpuRuns: number[] = [];
     const rssAfterRuns: number[] = [];
     let uploadPeak = 0;
     const baseline = path.join(work, 'baseline.bin');
@@ -170,10 +184,13 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       async () => ({ mbps: mbps(size, await writeToDisk(baseline, buf, size)), files: [baseline] }),
       async () => {
         const cpu = cpuOf(pid);
+        const client = process.cpuUsage();
         const sampler = setInterval(() => (uploadPeak = Math.max(uploadPeak, rssOf(pid).rss)), 20);
         const ms = await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size);
         clearInterval(sampler);
+        const clientUsed = process.cpuUsage(client);
         cpuRuns.push((cpuOf(pid) - cpu) / (size / (1024 * MiB)));
+        clientCpuRuns.push((clientUsed.user + clientUsed.system) / 1e6 / (size / (1024 * MiB)));
         rssAfterRuns.push(rssOf(pid).rss);
         if ((await fsp.stat(uploaded)).size !== size) throw new Error('the uploaded file has the wrong size');
         return { mbps: mbps(size, ms), files: [uploaded] };
@@ -184,22 +201,38 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
     const bareDir = path.join(work, 'bare');
     fs.mkdirSync(bareDir);
     const bare = await startBareReceiver(bareDir);
+    const bareCpuRuns: number[] = [];
     let bareRounds: Awaited<ReturnType<typeof alternate>>;
     try {
       bareRounds = await alternate(
         Math.min(runs, 3),
         async () => ({ mbps: mbps(size, await writeToDisk(baseline, buf, size)), files: [baseline] }),
-        async () => ({
-          mbps: mbps(size, await uploadThroughTus(bare.url, '', 'upload.bin', buf, size)),
-          files: [path.join(bareDir, 'upload.bin')],
-        }),
+        async () => {
+          const cpu = cpuOf(bare.pid);
+          const ms = await uploadThroughTus(bare.url, '', 'upload.bin', buf, size);
+          bareCpuRuns.push((cpuOf(bare.pid) - cpu) / (size / (1024 * MiB)));
+          return { mbps: mbps(size, ms), files: [path.join(bareDir, 'upload.bin')] };
+        },
       );
     } finally {
       await bare.stop();
     }
+    // And against nginx (bench/nginx-receiver.ts): what an HTTP server that is not Node reaches here.
+    const nginx = await runNginxRounds(work, ['upload.bin'], size, buf, runs, async () => ({
+      mbps: mbps(size, await writeToDisk(baseline, buf, size)),
+      files: [baseline],
+    }));
     return {
+      nginxRuns: nginx.fm,
+      nginxDiskRuns: nginx.baseline,
+      nginxRatios: nginx.ratios,
+      nginxRatio: nginx.ratio,
+      nginxCpuPerGiB: nginx.cpuPerGiB,
+      nginxLoad: nginx.load,
+      clientCpuRuns,
       bareMBps: median(bareRounds.fm),
       bareRatio: bareRounds.ratio,
+      bareCpuPerGiB: median(bareCpuRuns),
       size,
       chunk,
       runs,
@@ -243,7 +276,9 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
 | ratio per run | ${r.ratios.map((x) => x.toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
-| a bare Node receiver (bench/bare-receiver.ts), the same rounds | ${f(r.bareMBps)} MB/s = ${r.bareRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / r.bareMBps).toFixed(2)}× of it | |
+| a bare Node receiver (bench/bare-receiver.ts), the same rounds | ${f(r.bareMBps)} MB/s = ${r.bareRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / r.bareMBps).toFixed(2)}× of it; its CPU ${r.bareCpuPerGiB.toFixed(2)} s/GiB | |
+| nginx, one PUT of the same bytes (bench/nginx-receiver.ts), the same rounds | ${f(median(r.nginxRuns))} MB/s (runs: ${runs(r.nginxRuns)}) = ${r.nginxRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / median(r.nginxRuns)).toFixed(2)}× of it; nginx CPU ${median(r.nginxCpuPerGiB).toFixed(2)} s/GiB | |
+| bench client CPU per GiB sent to fm | ${median(r.clientCpuRuns).toFixed(2)} s | |
 | server CPU per GiB uploaded (user + system) | ${r.serverCpuPerGiB.toFixed(2)} s | |
 | server RSS after start-up (its VmHWM then) | ${f(r.idleRssMB)} MB (${f(r.startHwmMB)} MB) | |
 | server RSS after each upload | ${runs(r.rssAfterRuns)} MB | |

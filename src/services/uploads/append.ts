@@ -10,6 +10,7 @@ import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { FmError, PayloadTooLargeError } from '../../errors.ts';
 import { type SlotTicket, SyncSlots } from './sync-slots.ts';
+import { receivedBytes } from './young-gc.ts';
 
 /**
  * Start an fdatasync every this many bytes while the chunk still arrives. Only very large PATCH
@@ -198,6 +199,7 @@ function pump(fh: fsp.FileHandle, start: number, remaining: number, body: Readab
       }
       received += chunk.length;
       queued += chunk.length;
+      receivedBytes(chunk.length);
       // Copied out at once, so the socket's buffer dies young (see BatchBuffers).
       for (let at = 0; at < chunk.length; ) {
         filling ??= batchBuffers.take();
