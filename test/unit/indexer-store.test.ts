@@ -82,6 +82,76 @@ describe('EntryStore (packed names and sibling lists)', () => {
     expect(s.lookup('/d\uf7fe/caf\u00e9.txt')).toBe(-1);
   });
 
+  it('answers lookups and keeps sibling order in large folders (child-lookup.ts) through random adds, removes and reorders', () => {
+    const s = new EntryStore();
+    const big = s.add(ROOT_ID, dir('big'));
+    const other = s.add(ROOT_ID, dir('other'));
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    // Escaped bytes of names that are not UTF-8 (names.ts's string form), other scripts, and a lone surrogate.
+    const spell = (i: number) => [`f${i}`, `caf\uf7e9-${i}`, `名前-${i}`, `🎉${i}`, `x\ud800${i}`][i % 5];
+    const model: Array<{ id: number; name: string }> = [];
+    let next = 0;
+    const add = () => {
+      const name = spell(next++);
+      model.push({ id: s.add(big, file(name)), name });
+      if (rand(3) === 0) s.add(other, file(`o${next}`)); // ids of the two folders interleave
+    };
+    const removeAt = (k: number) => {
+      s.remove(model[k].id);
+      model.splice(k, 1);
+    };
+    const check = () => {
+      expect(s.childIds(big)).toEqual(model.map((m) => m.id));
+      for (let k = 0; k < 50; k++) {
+        const m = model[rand(model.length)];
+        expect(s.child(big, m.name)).toBe(m.id);
+      }
+      expect(s.child(big, `gone-${next}`)).toBe(-1);
+    };
+    for (let i = 0; i < 3000; i++) add();
+    expect(s.child(big, 'not-there')).toBe(-1); // a walk of 3,000: the folder's lookup is made
+    check();
+    for (let round = 0; round < 6; round++) {
+      for (let i = 0; i < 400; i++) {
+        const r = rand(10);
+        if (r < 4) add();
+        else if (r < 6) removeAt(0);
+        else if (r < 7) removeAt(model.length - 1);
+        else removeAt(rand(model.length));
+      }
+      check();
+      if (round % 2 === 1) {
+        // Put in another order, as the relist does; later unlinks need the new previous siblings.
+        for (let k = model.length - 1; k > 0; k--) {
+          const j = rand(k + 1);
+          [model[k], model[j]] = [model[j], model[k]];
+        }
+        s.relinkChildren(big, Int32Array.from(model.map((m) => m.id)));
+        check();
+      }
+    }
+    // A removed name added again gets its new id; a removed folder's lookup goes with it.
+    const again = model[5];
+    removeAt(5);
+    expect(s.child(big, again.name)).toBe(-1);
+    const id = s.add(big, file(again.name));
+    model.push({ id, name: again.name });
+    check();
+    const inner = s.add(big, dir('inner'));
+    for (let i = 0; i < 1500; i++) s.add(inner, file(`i${i}`));
+    expect(s.child(inner, 'none')).toBe(-1);
+    expect(s.child(inner, 'i1499')).toBeGreaterThan(0);
+    s.remove(inner);
+    expect(s.lookup('/big/inner/i1499')).toBe(-1);
+    const inner2 = s.add(big, dir('inner'));
+    expect(s.child(inner2, 'i1499')).toBe(-1);
+    expect(s.lookup('/big/inner')).toBe(inner2);
+  });
+
   it('keeps sizes of 4 GiB and more exact, in the file and in every total above it', () => {
     const s = new EntryStore();
     const a = s.add(ROOT_ID, dir('a'));

@@ -12,7 +12,8 @@
  *
  * A folder that can be watched (disk/folder-watch.ts) is remembered whatever its ctime, with the
  * watch set before the read: while that watch lasts, the names its events report are lstat'ed
- * and patched into the remembered names in their place in the order (`patchedFolder`), so a
+ * and patched into the remembered names in their place in the order (`patchedFolder`, blocks
+ * copied on write: name-blocks.ts), so a
  * large folder receiving creates and deletes is not read and sorted again on every request. The
  * patched names are trusted at most `patchedMs` (5 s) after their read (events inotify drops when its
  * queue overflows are not reported through libuv), then the folder is read again.
@@ -22,6 +23,7 @@ import { readKindsWithBytes } from './disk/dirents.ts';
 import { type NameChange, type NameWatch, changedNames, stopWatchingNames, watchNames } from './disk/folder-watch.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
 import { carrySplits, type SplitEdits } from './visible-split.ts';
+import { NameBlocks } from './name-blocks.ts';
 import type { Stats } from './disk/types.ts';
 import { UseOrderMap } from '../use-order-map.ts';
 
@@ -80,7 +82,7 @@ export async function readFolderNames(real: string, st: Stats | undefined): Prom
     if (changes && kept.get(real) === hit) {
       if (changes.length) {
         const folder = patchedFolder(hit.folder, changes);
-        keptNames += folder.names.length - hit.folder.names.length;
+        keptNames += folderSize(folder) - folderSize(hit.folder);
         hit.folder = folder;
       }
       kept.touch(real);
@@ -111,25 +113,29 @@ export async function readFolderNames(real: string, st: Stats | undefined): Prom
 function forget(real: string, k: Kept): void {
   if (kept.get(real) !== k) return;
   kept.delete(real);
-  keptNames -= k.folder.names.length;
+  keptNames -= folderSize(k.folder);
   if (k.watch) stopWatchingNames(k.watch);
 }
 
 /**
  * `folder` with `changes` applied, sorted: a present name inserted in its place in
  * ascendingOrder's order (or its kind updated), a gone one removed. A new FolderNames whose
- * entries are stored in ascending order (`ascending` the identity), so a request still reading
- * the old one never sees the change half made; the visible splits kept on the old one are
- * carried over (visible-split.ts). Costs a binary search per change and one copy of the arrays.
+ * entries are stored in ascending order (`ascending` the identity) in blocks (name-blocks.ts),
+ * so a request still reading the old one never sees the change half made; the visible splits
+ * kept on the old one are carried over (visible-split.ts). Costs a binary search per change and
+ * a copy of the blocks the changes fall in (of every name the first time, from a read's arrays).
  */
 export function patchedFolder(folder: FolderNames, changes: readonly NameChange[]): FolderNames {
   const asc = ascendingOrder(folder);
-  const { names, kinds } = folder;
+  const blocks = folder instanceof PatchedNames ? folder.blocks : undefined;
+  const nameAtRank = blocks ? (r: number) => blocks.name(r) : (r: number) => folder.names[asc[r]];
+  const kindAtRank = blocks ? (r: number) => blocks.kind(r) : (r: number) => folder.kinds[asc[r]];
+  const n0 = asc.length;
   const last = new Map<string, number | undefined>();
   for (const c of changes) last.set(c.name, c.kind);
   const changed = [...last.keys()].filter((name) => {
-    const r = rankOf(folder, asc, name, nameSortKey(name));
-    const now = r < asc.length && names[asc[r]] === name ? kinds[asc[r]] : undefined;
+    const r = rankOf(nameAtRank, n0, name, nameSortKey(name));
+    const now = r < n0 && nameAtRank(r) === name ? kindAtRank(r) : undefined;
     return now !== last.get(name);
   });
   if (changed.length === 0) return folder; // rewrites, chmods: names and kinds as they were
@@ -139,9 +145,9 @@ export function patchedFolder(folder: FolderNames, changes: readonly NameChange[
   let r = 0;
   for (const c of orderByKeys(changed, changedKeys)) {
     const name = changed[c];
-    const at = rankOf(folder, asc, name, changedKeys[c], r);
+    const at = rankOf(nameAtRank, n0, name, changedKeys[c], r);
     r = at;
-    if (at < asc.length && names[asc[at]] === name) {
+    if (at < n0 && nameAtRank(at) === name) {
       edits.removed.push(at); // replaced or removed
       r = at + 1;
     }
@@ -151,42 +157,8 @@ export function patchedFolder(folder: FolderNames, changes: readonly NameChange[
     const removedBefore = edits.removed.length - (edits.removed[edits.removed.length - 1] === at ? 1 : 0);
     edits.inserted.push({ rank: at - removedBefore + edits.inserted.length, name, kind });
   }
-  const n = asc.length - edits.removed.length + edits.inserted.length;
-  const withBytes = folder.bytes !== undefined || changed.some(hasEscapes);
-  const outNames: string[] = new Array(n);
-  const outKinds = new Uint8Array(n);
-  const outBytes: Buffer[] | undefined = withBytes ? new Array(n) : undefined;
-  let o = 0;
-  const keepRanks = (from: number, to: number) => {
-    for (let k = from; k < to; k++, o++) {
-      const i = asc[k];
-      outNames[o] = names[i];
-      outKinds[o] = kinds[i];
-      if (outBytes) outBytes[o] = folder.bytes?.[i] ?? nameBytes(names[i]);
-    }
-  };
-  let from = 0;
-  let ri = 0;
-  let ii = 0;
-  while (ri < edits.removed.length || ii < edits.inserted.length) {
-    const nextInsert = ii < edits.inserted.length ? edits.insertedAt[ii] : Number.POSITIVE_INFINITY;
-    const nextRemove = ri < edits.removed.length ? edits.removed[ri] : Number.POSITIVE_INFINITY;
-    if (nextInsert <= nextRemove) {
-      keepRanks(from, nextInsert);
-      from = nextInsert;
-      const e = edits.inserted[ii++];
-      outNames[o] = e.name;
-      outKinds[o] = e.kind;
-      if (outBytes) outBytes[o] = nameBytes(e.name);
-      o++;
-    } else {
-      keepRanks(from, nextRemove);
-      from = nextRemove + 1;
-      ri++;
-    }
-  }
-  keepRanks(from, asc.length);
-  const patched: FolderNames = { names: outNames, kinds: outKinds, bytes: outBytes, ascending: identity(n) };
+  const withBytes = hasNameBytes(folder) || changed.some(hasEscapes);
+  const patched = new PatchedNames((blocks ?? NameBlocks.inOrder(folder.names, folder.kinds, asc)).patched(edits), withBytes);
   carrySplits(folder, patched, edits);
   return patched;
 }
@@ -271,6 +243,68 @@ export function firstInOrder(folder: FolderNames, indices: number[], k: number, 
   return best.map((p) => indices[p]);
 }
 
+/**
+ * A patched folder (`patchedFolder`): its entries stored in ascending order, in blocks shared
+ * with the versions before and after it (name-blocks.ts). The page path reads it by index
+ * (`nameAt`, `nameBytesAt`); the parallel arrays of FolderNames are made at their first use (a
+ * full listing's) and kept with this version.
+ */
+class PatchedNames implements FolderNames {
+  ascending: Uint32Array;
+  keys?: string[];
+  #arrays?: { names: string[]; kinds: Uint8Array; bytes?: Buffer[] };
+
+  constructor(
+    readonly blocks: NameBlocks,
+    /** Whether some name is (or was, since the read) not UTF-8: `bytes` is then given. */
+    readonly withBytes: boolean,
+  ) {
+    this.ascending = identity(blocks.length);
+  }
+
+  get names(): string[] {
+    return this.arrays().names;
+  }
+
+  get kinds(): Uint8Array {
+    return this.arrays().kinds;
+  }
+
+  get bytes(): Buffer[] | undefined {
+    return this.arrays().bytes;
+  }
+
+  private arrays(): { names: string[]; kinds: Uint8Array; bytes?: Buffer[] } {
+    if (!this.#arrays) {
+      const { names, kinds } = this.blocks.toArrays();
+      this.#arrays = { names, kinds, bytes: this.withBytes ? names.map(nameBytes) : undefined };
+    }
+    return this.#arrays;
+  }
+}
+
+/** How many entries the folder holds. */
+export function folderSize(folder: FolderNames): number {
+  return folder instanceof PatchedNames ? folder.blocks.length : folder.names.length;
+}
+
+/** The name of entry `i` (an index of the arrays, a rank of a patched folder). */
+export function nameAt(folder: FolderNames, i: number): string {
+  return folder instanceof PatchedNames ? folder.blocks.name(i) : folder.names[i];
+}
+
+/** Whether the folder gives names' bytes (some name is not UTF-8). */
+export function hasNameBytes(folder: FolderNames): boolean {
+  return folder instanceof PatchedNames ? folder.withBytes : folder.bytes !== undefined;
+}
+
+/** The exact bytes of entry `i`'s name when it is not UTF-8 (disk/names.ts `hasEscapes`), else undefined. */
+export function nameBytesAt(folder: FolderNames, i: number): Buffer | undefined {
+  const name = nameAt(folder, i);
+  if (!hasEscapes(name)) return undefined;
+  return folder instanceof PatchedNames ? nameBytes(name) : folder.bytes?.[i];
+}
+
 let identities = new Uint32Array(0);
 
 /** 0 … n - 1, a view of one shared array (read only, as every `ascending` is): a patch under constant change allocates no new one. */
@@ -282,14 +316,13 @@ function identity(n: number): Uint32Array {
   return identities.subarray(0, n);
 }
 
-/** The first rank (from `from`) in `asc` whose name is not before `name` (sort key `key`) in ascendingOrder's order. */
-function rankOf(folder: FolderNames, asc: Uint32Array, name: string, key: string, from = 0): number {
-  const { names } = folder;
+/** The first rank (from `from`, of `n`) whose name (`nameAt`) is not before `name` (sort key `key`) in ascendingOrder's order. */
+function rankOf(nameAt: (rank: number) => string, n: number, name: string, key: string, from = 0): number {
   let lo = from;
-  let hi = asc.length;
+  let hi = n;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    const other = names[asc[mid]];
+    const other = nameAt(mid);
     const otherKey = nameSortKey(other);
     if (otherKey < key || (otherKey === key && other < name)) lo = mid + 1;
     else hi = mid;

@@ -3,7 +3,7 @@ import type { FileInfoDto, Sorting } from '../../api/files.ts';
 import type { Gate, Target } from './gate.ts';
 import { DIRENT_DIR, DIRENT_LINK } from './disk/dirents.ts';
 import { hasEscapes, nameBytes } from './disk/names.ts';
-import { ascendingOrder, type FolderNames, firstInOrder, readFolderNames, sortSoon } from './folder-names.ts';
+import { ascendingOrder, type FolderNames, firstInOrder, hasNameBytes, nameAt, nameBytesAt, readFolderNames, sortSoon } from './folder-names.ts';
 import { entriesAt, listingJson, statEntries, visibilityIn, visibilityKey } from './listing.ts';
 import { takeMerged, type VisibleSplit, visibleSplit } from './visible-split.ts';
 import { directPage, indexedSplit, type Listed, type ListedFolder } from './listing-indexed.ts';
@@ -65,20 +65,20 @@ async function diskPage(
   page: { offset: number; limit: number },
 ): Promise<PageNames> {
   const folder = await readFolderNames(target.real, target.stat);
-  const { names, bytes } = folder;
   // The first page of a large folder not sorted yet: select it rather than sort everything first.
-  const select = !folder.ascending && page.offset === 0 && names.length >= SELECT_MIN * page.limit;
+  // (A patched folder is sorted, and read by index only: its arrays are not made for a page.)
+  const select = !folder.ascending && page.offset === 0 && folder.names.length >= SELECT_MIN * page.limit;
   let picked: PageSlice;
   if (select) picked = selectedPage(gate, target, folder, shows, sorting, page.limit);
   else {
     const ascending = ascendingOrder(folder);
     const split = visibleSplit(folder, ascending, visibilityKey(gate, target), shows);
-    const ranks = pageOfSplit(gate, target, split, (r) => names[ascending[r]], sorting, page);
+    const ranks = pageOfSplit(gate, target, split, (r) => nameAt(folder, ascending[r]), sorting, page);
     picked = { ...ranks, slice: ranks.slice.map((r) => ascending[r]) };
   }
   const { slice, numDirs, numFiles } = picked;
-  const pageBytes = bytes && slice.map((i) => (hasEscapes(names[i]) ? bytes[i] : undefined));
-  return { names: slice.map((i) => names[i]), bytes: pageBytes, numDirs, numFiles };
+  const pageBytes = hasNameBytes(folder) ? slice.map((i) => nameBytesAt(folder, i)) : undefined;
+  return { names: slice.map((i) => nameAt(folder, i)), bytes: pageBytes, numDirs, numFiles };
 }
 
 /** A page from the live index's children of a folder it provably holds as it is (listing-indexed.ts). */

@@ -69,7 +69,12 @@ export function carrySplits(from: FolderNames, to: FolderNames, edits: SplitEdit
   );
 }
 
-/** An ascending list of old ranks as new ranks: removed ones dropped, `added` (new ranks, ascending) merged in. */
+/**
+ * An ascending list of old ranks as new ranks: removed ones dropped, `added` (new ranks,
+ * ascending) merged in. The ranks between two edits all move by the same amount: such a run is
+ * copied at once (or shifted in one loop), so a patch of a few names costs about one copy of
+ * the list, not a step per rank through the edits.
+ */
 function shifted(list: Uint32Array, edits: SplitEdits, added: number[]): Uint32Array {
   const { removed, insertedAt } = edits;
   const out = new Uint32Array(list.length + added.length);
@@ -77,16 +82,39 @@ function shifted(list: Uint32Array, edits: SplitEdits, added: number[]): Uint32A
   let ri = 0;
   let ii = 0;
   let ai = 0;
-  for (const r of list) {
+  let p = 0;
+  while (p < list.length) {
+    const r = list[p];
     while (ri < removed.length && removed[ri] < r) ri++;
-    if (ri < removed.length && removed[ri] === r) continue;
+    if (ri < removed.length && removed[ri] === r) {
+      p++;
+      continue;
+    }
     while (ii < insertedAt.length && insertedAt[ii] <= r) ii++;
-    const rank = r - ri + ii;
-    while (ai < added.length && added[ai] < rank) out[o++] = added[ai++];
-    out[o++] = rank;
+    const delta = ii - ri;
+    // The run up to the next edit moves by `delta`; an added rank never falls inside it.
+    const next = Math.min(ri < removed.length ? removed[ri] : Number.POSITIVE_INFINITY, ii < insertedAt.length ? insertedAt[ii] : Number.POSITIVE_INFINITY);
+    const end = next === Number.POSITIVE_INFINITY ? list.length : firstAtLeast(list, next, p + 1);
+    while (ai < added.length && added[ai] < r + delta) out[o++] = added[ai++];
+    if (delta === 0) out.set(list.subarray(p, end), o);
+    else for (let k = p; k < end; k++) out[o + k - p] = list[k] + delta;
+    o += end - p;
+    p = end;
   }
   while (ai < added.length) out[o++] = added[ai++];
   return o === out.length ? out : out.subarray(0, o);
+}
+
+/** The first position from `from` in the ascending `list` whose rank is `rank` or more. */
+function firstAtLeast(list: Uint32Array, rank: number, from: number): number {
+  let lo = from;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < rank) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The split of a sorted folder for the visibility `key` (`shows` decides it), made at the first call. */

@@ -15,6 +15,7 @@ import { columnLength, grownColumn as grown } from './columns.ts';
 import { NameOffsets } from './name-offsets.ts';
 import { Parents } from './parents.ts';
 import { freeNow } from './free-now.ts';
+import { ChildLookups, LOOKUP_MIN } from './child-lookup.ts';
 
 export const FLAG_DIR = 1;
 export const FLAG_LINK = 2;
@@ -70,6 +71,8 @@ export class EntryStore {
   private readonly parents = new Parents();
   /** The next entry of the same folder where it is not id + 1 (FLAG_NEXT); none when absent. */
   private readonly nextFar = new Map<number, number>();
+  /** Large folders' children by name and previous sibling (child-lookup.ts), so a change there walks no list. */
+  private readonly lookups = new ChildLookups();
   flags = new Uint8Array(1024);
   /** Modified time, ms (exact: folders' are compared with the disk's when reconciling). */
   mtime = new Float64Array(1024);
@@ -317,16 +320,22 @@ export class EntryStore {
   /** The child of a folder with that name, or -1. */
   child(dir: number, name: string): number {
     if (!this.isDir(dir)) return NONE;
+    const l = this.lookups.get(dir);
+    const mappable = ChildLookups.mappable(name);
+    if (l && mappable) return l.byName.get(name) ?? NONE;
     if (this.probe.length < name.length * 3) this.probe = Buffer.alloc(name.length * 3);
     const len = this.probe.write(name, 0);
     const bytes = this.nameBytes;
-    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c)) {
+    let walked = 0;
+    for (let c = this.first[this.sizeOrSlot[dir]]; c !== NONE; c = this.nextSibling(c), walked++) {
       if (this.names.length(c) !== len) continue;
       const start = this.names.start(c);
       let i = 0;
       while (i < len && bytes[start + i] === this.probe[i]) i++;
       if (i === len) return c;
     }
+    // A long walk for nothing (a new name, a create): the next lookups here go through a map.
+    if (!l && mappable && walked >= LOOKUP_MIN) this.lookups.make(dir, this.childIds(dir), (id) => this.name(id));
     return NONE;
   }
 
@@ -363,6 +372,7 @@ export class EntryStore {
     const slot = this.sizeOrSlot[dir];
     const n = ordered.length;
     this.forgetListed(dir);
+    this.lookups.reordered(dir, ordered);
     this.first[slot] = n ? ordered[0] : NONE;
     this.last[slot] = n ? ordered[n - 1] : NONE;
     for (let i = 0; i < n; i++) this.setNext(ordered[i], i + 1 < n ? ordered[i + 1] : NONE);
@@ -417,6 +427,7 @@ export class EntryStore {
   private linkLast(dir: number, id: number): void {
     const slot = this.sizeOrSlot[dir];
     const last = this.last[slot];
+    this.lookups.added(dir, id, last, (c) => this.name(c));
     if (last === NONE) this.first[slot] = id;
     // The last entry has no next yet: no link to drop from the map.
     else if (id === last + 1) this.flags[last] |= FLAG_NEXT;
@@ -461,6 +472,7 @@ export class EntryStore {
       // Its own link was read when its folder's entries were pushed (or dropped by unlink).
       this.setNext(cur, NONE);
       if (!this.isDir(cur)) continue;
+      this.lookups.drop(cur);
       const slot = this.sizeOrSlot[cur];
       for (let c = this.first[slot]; c !== NONE; c = this.nextSibling(c)) stack.push(c);
       this.first[slot] = this.last[slot] = NONE;
@@ -471,6 +483,19 @@ export class EntryStore {
   private unlink(dir: number, id: number): void {
     this.forgetListed(dir);
     const slot = this.sizeOrSlot[dir];
+    const l = this.lookups.get(dir);
+    if (l && !l.prev.has(id)) {
+      this.lookups.drop(dir); // not expected: walk as before
+    } else if (l) {
+      const prev = l.prev.get(id)!;
+      const next = this.nextSibling(id);
+      this.lookups.removed(l, id, this.name(id), next);
+      if (prev === NONE) this.first[slot] = next;
+      else this.setNext(prev, next);
+      if (this.last[slot] === id) this.last[slot] = prev;
+      this.setNext(id, NONE);
+      return;
+    }
     let prev = NONE;
     for (let c = this.first[slot]; c !== NONE; prev = c, c = this.nextSibling(c)) {
       if (c !== id) continue;
