@@ -40,12 +40,10 @@ async function search(ctx: FmContext): Promise<void> {
 async function* results(ctx: FmContext, access: Access, target: Target, query: ReturnType<typeof parseQuery>, signal: AbortSignal): AsyncGenerator<string> {
   const { gate, search: service } = ctx.services;
   const base = target.virtual === '/' ? '/' : `${target.virtual}/`;
-  // No rule and no hidden dotfiles: every path is visible (rules.ts `isEmpty`), checked once.
-  const everyVisible = access.rules.isEmpty;
   for await (const batch of service.search(access, target, query, signal)) {
     const lines: string[] = [];
     for (const r of batch) {
-      if (!r.virtual.startsWith(base) || (!everyVisible && !gate.visible(access, r.virtual))) continue;
+      if (!r.virtual.startsWith(base) || !gate.visible(access, r.virtual)) continue;
       const path = r.virtual.slice(base.length);
       const type = r.dir ? undefined : listingType(path.slice(path.lastIndexOf('/') + 1), r.size);
       lines.push(searchResultJson(r.dir, path, r.size, isoTime(r.mtimeMs), type));

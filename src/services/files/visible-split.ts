@@ -42,8 +42,10 @@ export function carrySplits(from: FolderNames, to: FolderNames, edits: SplitEdit
   if (!kept) return;
   splits.set(
     to,
-    kept.map((split) => {
-      const shows = showsOf.get(split) ?? (() => true);
+    // A split whose visibility is not known is not carried (made again on use), never shown whole.
+    kept.flatMap((split) => {
+      const shows = showsOf.get(split);
+      if (!shows) return [];
       const added = (want: (kind: number) => boolean) => edits.inserted.filter((e) => want(e.kind) && shows(e.name)).map((e) => e.rank);
       const carried: VisibleSplit = {
         key: split.key,
@@ -64,7 +66,7 @@ export function carrySplits(from: FolderNames, to: FolderNames, edits: SplitEdit
         ),
       };
       showsOf.set(carried, shows);
-      return carried;
+      return [carried];
     }),
   );
 }

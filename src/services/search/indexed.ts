@@ -31,8 +31,6 @@ export class IndexedSearch implements SearchService {
     const filter = hasFilters(others) ? (e: { name: string; isDir: boolean; size: number; mtimeMs: number }) => matches(others, e) : undefined;
     const base = target.virtual === '/' ? '' : target.virtual;
     const rootAbs = target.real;
-    // No rule and no hidden dotfiles: every path is visible (rules.ts `isEmpty`), checked once.
-    const everyVisible = access.rules.isEmpty;
     let batch: SearchResult[] = [];
     let n = 0;
     for (const hit of this.index.query(target.real, query.terms, query.caseSensitive, filter)) {
@@ -45,7 +43,7 @@ export class IndexedSearch implements SearchService {
         if (signal.aborted) return;
       }
       const virtual = `${base}/${hit.rel}`;
-      if (!everyVisible && !this.visibleWithAncestors(access, base, virtual)) continue;
+      if (!this.visibleWithAncestors(access, base, virtual)) continue;
       let { isDir: dir, size, mtimeMs } = hit;
       if (hit.isLink) {
         const resolved = this.gate.resolveLinkEntry(access, `${rootAbs}/${hit.rel}`);

@@ -12,6 +12,11 @@ export const DIRENT_OTHER = 0;
 export const DIRENT_DIR = 1;
 export const DIRENT_LINK = 2;
 
+/** The DIRENT_* kind of an entry, from its Dirent or its lstat. */
+export function direntKind(e: { isDirectory(): boolean; isSymbolicLink(): boolean }): number {
+  return e.isDirectory() ? DIRENT_DIR : e.isSymbolicLink() ? DIRENT_LINK : DIRENT_OTHER;
+}
+
 /**
  * The names in a folder with their d_type kinds (DIRENT_*), and every name's exact bytes when
  * some name needed the byte-exact reading (as readNamesWithBytes).
@@ -28,7 +33,7 @@ export async function readKindsWithBytes(dir: string): Promise<{ names: string[]
     entries = raw;
   }
   const kinds = new Uint8Array(entries.length);
-  for (let i = 0; i < entries.length; i++) kinds[i] = entries[i].isDirectory() ? DIRENT_DIR : entries[i].isSymbolicLink() ? DIRENT_LINK : DIRENT_OTHER;
+  for (let i = 0; i < entries.length; i++) kinds[i] = direntKind(entries[i]);
   return { names, kinds, bytes };
 }
 
@@ -49,7 +54,7 @@ export async function readKindsInBatches(dir: string): Promise<{ names: string[]
     for (let e = await d.read(); e; e = await d.read()) {
       if (isSuspect(e.name)) return undefined;
       names.push(e.name);
-      kinds.push(e.isDirectory() ? DIRENT_DIR : e.isSymbolicLink() ? DIRENT_LINK : DIRENT_OTHER);
+      kinds.push(direntKind(e));
     }
   } finally {
     await d.close();

@@ -29,7 +29,7 @@ import fs from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { type EntryPaths, KIND_DIR, KIND_FIFO, KIND_LINK, PARALLEL_MIN, RAW_MISSING, type RawStats, statAll } from './listing-worker.ts';
 import { UseOrderMap } from '../../use-order-map.ts';
-import { DIRENT_DIR, DIRENT_LINK, DIRENT_OTHER } from './dirents.ts';
+import { direntKind } from './dirents.ts';
 import { decodeName, osPath } from './names.ts';
 import type { Stats } from './types.ts';
 
@@ -190,7 +190,7 @@ export async function changedNames(names: NameWatch, real: string): Promise<Name
   const prefix = real.endsWith('/') ? real : `${real}/`;
   for (const name of names.dirty) {
     const st = fs.lstatSync(osPath(prefix + name), { throwIfNoEntry: false });
-    changes.push({ name, kind: !st ? undefined : st.isSymbolicLink() ? DIRENT_LINK : st.isDirectory() ? DIRENT_DIR : DIRENT_OTHER });
+    changes.push({ name, kind: st && direntKind(st) });
   }
   names.dirty.clear();
   return changes;
