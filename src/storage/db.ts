@@ -25,6 +25,12 @@ export interface Database {
   /** Every [key, value] of a namespace, read in one query (safe to mutate afterwards). */
   entries<T>(name: Namespace): Promise<Array<[string, T]>>;
   /**
+   * Stores `value` under `key` unless the key already exists, in one statement; true when it
+   * stored it. Two connections (fm and the CLI, two instances) claiming the same key cannot both
+   * win, which a read followed by a write cannot promise: a username, a user id.
+   */
+  insertNew(name: Namespace, key: string, value: unknown): Promise<boolean>;
+  /**
    * Drops cached reads if another connection (the CLI, another fm) changed the database since
    * the last call. The server calls it once per request; reads between calls come from memory.
    */
@@ -194,6 +200,16 @@ async function openSqlite(file: string): Promise<Database> {
       };
       return MEMO_NAMESPACES.has(name) ? memo.read(`${name}\0*`, load) : load();
     },
+    async insertNew(name, key, value) {
+      const data = await keyvs.get(name)!.serializeData({ value, expires: undefined });
+      memo.clear();
+      try {
+        const rows = (await store.query(INSERT_NEW, `${name}:${key}`, data)) as unknown[];
+        return rows.length === 1;
+      } finally {
+        memo.clear();
+      }
+    },
     refresh() {
       // A caller that arrives while a check runs waits for the next one, which starts after it
       // arrived, so it sees every commit made before it; all callers arriving meanwhile share
@@ -267,6 +283,9 @@ const memos = new WeakMap<Keyv, ReadMemo>();
 export function memoOf(kv: Keyv): ReadMemo | undefined {
   return memos.get(kv);
 }
+
+/** Portable SQL (SQLite 3.35+, PostgreSQL): the key claimed answers one row, a taken key none. */
+export const INSERT_NEW = 'INSERT INTO fm (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING RETURNING key';
 
 /** Namespaces whose reads are memoised between database changes (read on every request). */
 export const MEMO_NAMESPACES = new Set<Namespace>(['settings', 'users', 'sessions']);

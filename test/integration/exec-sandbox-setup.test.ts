@@ -72,7 +72,7 @@ describe('exec without bubblewrap', () => {
     const fm = await spawnFm({ home, root: path.join(home, 'root'), env: { PATH: noBwrap }, args: ['--exec-unsandboxed'] });
     servers.push(fm);
     expect(fm.output()).toMatch(/warning: --exec-unsandboxed: commands and hooks run WITHOUT a sandbox/);
-    // The admin password was printed by an earlier start of this database: use the CLI's user instead.
+    // A user added by the CLI while this first start stores its admin: the two claim distinct ids (storage/repos/users.ts).
     expect((await runFm(['users', 'add', 'runner', 'a-long-test-password-1', '--perm-execute', '--commands', 'printenv', '-d', db])).code).toBe(0);
     const runner = await loginAs(fm, 'runner');
     const r = await runCommand(fm, '/api/command/', 'printenv HOME', { token: runner });

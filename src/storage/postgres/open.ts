@@ -9,7 +9,7 @@ import path from 'node:path';
 import Keyv from 'keyv';
 import KeyvPostgres, { type KeyvPostgresOptions } from '@keyv/postgres';
 import pg from 'pg';
-import { DatabaseError, MEMO_NAMESPACES, NAMESPACES, ReadMemo, type Database, type Namespace } from '../db.ts';
+import { DatabaseError, INSERT_NEW, MEMO_NAMESPACES, NAMESPACES, ReadMemo, type Database, type Namespace } from '../db.ts';
 import type { Cluster, RawRow } from '../cluster.ts';
 import { Listener } from './listener.ts';
 import { CHANGES_CHANNEL, migrate } from './schema.ts';
@@ -135,6 +135,15 @@ export async function openPostgres(url: string, opts: PostgresOptions): Promise<
         return out;
       };
       return MEMO_NAMESPACES.has(name) ? memo.read(`${name}\0*`, load) : load();
+    },
+    async insertNew(name, key, value) {
+      const data = await keyvs.get(name)!.serializeData({ value, expires: undefined });
+      memo.clear();
+      try {
+        return (await run(toNumberedPlaceholders(INSERT_NEW), [`${name}:${key}`, data])).length === 1;
+      } finally {
+        memo.clear();
+      }
     },
     async refresh() {
       // Announcements clear the memo as they arrive; without them nothing cached can be trusted.

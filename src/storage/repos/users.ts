@@ -23,6 +23,8 @@ export interface UserRecord extends UserData {
 
 const userKey = (id: number) => `u:${id}`;
 const nameKey = (name: string) => `n:${name.normalize('NFC').toLowerCase()}`;
+const ID_PREFIX = 'i:';
+const idKey = (id: number) => `${ID_PREFIX}${id}`;
 
 export class UsersRepo {
   /** Users parsed in the read memo's current generation, by id (the signed-in user is read on every request). */
@@ -120,16 +122,46 @@ export class UsersRepo {
 
   private async createNow(data: UserData): Promise<UserRecord> {
     const username = cleanUsername(data.username);
-    if (await this.kv.get(nameKey(username))) {
-      const existing = await this.getByUsername(username);
-      if (existing) throw new ConflictError(`username "${username}" is already taken`);
-    }
-    const id = ((await this.kv.get<number>('seq')) ?? 0) + 1;
-    await this.kv.set('seq', id);
+    if (await this.getByUsername(username)) throw new ConflictError(`username "${username}" is already taken`);
+    const id = await this.claimId();
     const record: UserRecord = { ...data, id, username, sessionEpoch: 0, updatedAt: Date.now() };
+    // The record before its name: a name entry whose user is missing is then never a creation
+    // under way, only what a crash left (claimName takes it over).
     await this.kv.set(userKey(id), record);
-    await this.kv.set(nameKey(username), id);
+    try {
+      await this.claimName(username, id);
+    } catch (err) {
+      await this.kv.delete(userKey(id));
+      throw err;
+    }
     return record;
+  }
+
+  /**
+   * The next user id. Each id is claimed with a marker row that outlives its user (`i:<id>`), in
+   * one statement, so no id is handed out twice: not to two processes creating users at once
+   * (the CLI beside a running fm, two instances on PostgreSQL), and not again after a deletion
+   * (a token of the deleted user must not fit the new one). `seq` only says where to start.
+   */
+  private async claimId(): Promise<number> {
+    let id = ((await this.kv.get<number>('seq')) ?? 0) + 1;
+    while (!(await this.db.insertNew('users', idKey(id), true))) id++;
+    // Two processes may write seq out of order, so it can lag a few ids behind: the markers above
+    // it still hold them (and replaceAll counts them).
+    await this.kv.set('seq', id);
+    return id;
+  }
+
+  /**
+   * Claims `username` for user `id` in one statement. A name held by another user is a conflict;
+   * an entry pointing at no user with that name is what a crash between two writes left, and is
+   * taken over.
+   */
+  private async claimName(username: string, id: number): Promise<void> {
+    if (await this.db.insertNew('users', nameKey(username), id)) return;
+    const holder = await this.getByUsername(username);
+    if (holder && holder.id !== id) throw new ConflictError(`username "${username}" is already taken`);
+    await this.kv.set(nameKey(username), id);
   }
 
   private async updateNow(next: UserRecord): Promise<UserRecord> {
@@ -142,13 +174,13 @@ export class UsersRepo {
     if (prev.perm.admin && !next.perm.admin && (await this.adminCount()) <= 1) {
       throw new ForbiddenError('the last admin cannot lose admin rights');
     }
+    const renamed = nameKey(username) !== nameKey(prev.username);
+    // The new name is claimed before anything is written: of two processes renaming to one name, one wins.
+    if (renamed) await this.claimName(username, prev.id);
     // Strictly increasing, so two changes within one millisecond still count as a change.
     const record: UserRecord = { ...next, username, updatedAt: Math.max(Date.now(), prev.updatedAt + 1) };
     await this.kv.set(userKey(record.id), record);
-    if (nameKey(username) !== nameKey(prev.username)) {
-      await this.kv.delete(nameKey(prev.username));
-    }
-    await this.kv.set(nameKey(username), record.id);
+    if (renamed) await this.kv.delete(nameKey(prev.username));
     return record;
   }
 
@@ -163,8 +195,8 @@ export class UsersRepo {
   /**
    * Replaces every user at once (imports). The invariants are checked on the new set before
    * anything is written (valid distinct ids, unique usernames, at least one admin); if a write
-   * fails, the previous users are restored. Records keep their ids, and the id sequence never
-   * goes backwards, so an id is not handed out twice.
+   * fails, the previous users are restored. Records keep their ids, and every id claimed before
+   * stays claimed, so an id is not handed out twice.
    */
   replaceAll(records: UserRecord[]): Promise<void> {
     return this.serial(() => this.replaceAllNow(records));
@@ -183,12 +215,16 @@ export class UsersRepo {
     }
     if (!clean.some((r) => r.perm.admin)) throw new ForbiddenError('the instance would be left without an admin');
     const before = await this.db.entries<unknown>('users');
-    const seq = Math.max((await this.kv.get<number>('seq')) ?? 0, ...clean.map((r) => r.id));
+    let seq = (await this.kv.get<number>('seq')) ?? 0;
+    for (const r of clean) seq = Math.max(seq, r.id);
     try {
       await this.kv.clear();
+      // The ids claimed before stay claimed (claimId).
+      for (const [key] of before) if (key.startsWith(ID_PREFIX)) await this.kv.set(key, true);
       for (const r of clean) {
         await this.kv.set(userKey(r.id), r);
         await this.kv.set(nameKey(r.username), r.id);
+        await this.kv.set(idKey(r.id), true);
       }
       await this.kv.set('seq', seq);
     } catch (err) {
