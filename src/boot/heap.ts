@@ -10,7 +10,7 @@
  *  - marking starts once 90 % of the room is used, at once past 99 %, instead of as soon as the
  *    room left is no larger than the young generation (16 MB: at once, for a heap this small).
  *    For a large heap (the search index's) 90 % is about where the default rule starts it.
- * And `--expose-gc`, for services/uploads/young-gc.ts: a young collection every 8 MiB an upload
+ * And `--expose-gc`, for services/young-gc.ts: a young collection every 8 MiB an upload
  * receives keeps those backing stores from piling up at all (the `gc` function lives only in the
  * context that module makes, not in fm's).
  * Set before the bundle is compiled: V8 accepts a code cache only under the flags it was made with.

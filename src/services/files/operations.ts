@@ -14,6 +14,7 @@ import type { FileEvents } from '../events.ts';
 import type { HookEvent, HookRunner } from '../hooks.ts';
 import type { TrashService } from '../trash/index.ts';
 import type { QuotaService } from '../quotas.ts';
+import { receivedBytes } from '../young-gc.ts';
 import { realToVirtual, type Access, type Gate, type Target } from './gate.ts';
 import { lstatOrMissing } from './disk/lookup.ts';
 import { placeFile } from './disk/place.ts';
@@ -118,6 +119,7 @@ export async function writeResource(svc: OperationServices, access: Access, inpu
   let written = 0;
   const onBytes = (n: number) => {
     written += n;
+    receivedBytes(n);
     if (input.maxSize > 0 && written > input.maxSize) throw new PayloadTooLargeError(`uploads are limited to ${input.maxSize} bytes`);
     room.cover(written - replaced);
   };

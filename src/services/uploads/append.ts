@@ -10,7 +10,7 @@ import fsp from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { FmError, PayloadTooLargeError } from '../../errors.ts';
 import { type SlotTicket, SyncSlots } from './sync-slots.ts';
-import { receivedBytes } from './young-gc.ts';
+import { receivedBytes } from '../young-gc.ts';
 
 /**
  * Start an fdatasync every this many bytes while the chunk still arrives. Only very large PATCH

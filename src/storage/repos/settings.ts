@@ -1,6 +1,7 @@
 /** The settings record and the JWT signing key. */
 import crypto from 'node:crypto';
-import { type Database, memoOf } from '../db.ts';
+import type { Database } from '../db.ts';
+import { memoOf } from '../read-memo.ts';
 import { type DeepReadonly, normalizeCommands, type Settings, type SharedSettings } from '../../api/settings.ts';
 import { SettingsSchema } from '../../schemas/settings.ts';
 import { PARSE_ONCE } from '../../schemas/parse-once.ts';

@@ -2,7 +2,8 @@
  * Users, keyed by numeric id, with a case-insensitive username index.
  * Invariants kept here: unique usernames; the last admin is never deleted or demoted.
  */
-import { type Database, memoOf } from '../db.ts';
+import type { Database } from '../db.ts';
+import { memoOf } from '../read-memo.ts';
 import { ConflictError, ForbiddenError, NotFoundError, BadRequestError } from '../../errors.ts';
 import type { UserData } from '../../api/user.ts';
 import { UserDataSchema } from '../../schemas/user.ts';

@@ -1,5 +1,6 @@
 /**
- * Young collections paced by the bytes an upload receives. Node's HTTP parser hands each 64 KiB
+ * Young collections paced by the bytes uploads receive (tus, and every body streamed into a file:
+ * PUT and POST /api/resources, WebDAV's PUT). Node's HTTP parser hands each 64 KiB
  * piece of a body over in a new Buffer whose backing store counts against the old generation's
  * room (external memory) until a young collection frees it, and V8 starts one for them only once
  * 32 MB have piled up (twice its largest semi-space): more than a small heap's room, so marking

@@ -1,5 +1,5 @@
 /**
- * services/uploads/young-gc.ts: a young collection every 8 MiB an upload receives, through the
+ * services/young-gc.ts: a young collection every 8 MiB an upload receives, through the
  * `gc` the boot's `--expose-gc` makes available (docs/decisions.md, "Performance: tus uploads,
  * the machine's ceiling"); nothing, and no error, in a process without the flag.
  */
@@ -21,7 +21,7 @@ afterEach(() => vi.resetModules());
 
 describe('receivedBytes', () => {
   it('does nothing where the boot did not expose gc', async () => {
-    const { receivedBytes } = await import('../../src/services/uploads/young-gc.ts');
+    const { receivedBytes } = await import('../../src/services/young-gc.ts');
     expect(() => {
       for (let i = 0; i < 256; i++) receivedBytes(64 * 1024);
     }).not.toThrow();
@@ -29,7 +29,7 @@ describe('receivedBytes', () => {
 
   it('runs a young collection every 8 MiB received', async () => {
     v8.setFlagsFromString('--expose-gc');
-    const { receivedBytes } = await import('../../src/services/uploads/young-gc.ts');
+    const { receivedBytes } = await import('../../src/services/young-gc.ts');
     const gcs = countMinorGcs();
     try {
       // 64 MiB counted in the body's 64 KiB pieces; the loop itself allocates nothing.
