@@ -71,6 +71,13 @@ export interface UploadBenchResult {
   nginxLoad: [number, number];
   /** The bench client's CPU seconds per GiB it sent to fm (user + system), each round. */
   clientCpuRuns: number[];
+  /**
+   * The same upload to fm in one PATCH (min(runs, 3) rounds): fm's byte path without the chunks'
+   * turnaround (each 204 waits for the chunk's last write; the next PATCH starts after it).
+   * Median MB/s, median ratio to the baseline.
+   */
+  onePatchMBps: number;
+  onePatchRatio: number;
 }
 
 const mbps = (bytes: number, ms: number) => bytes / 1e6 / (ms / 1000);
@@ -95,13 +102,19 @@ export async function writeToDisk(file: string, buf: Buffer, size: number): Prom
   return performance.now() - started;
 }
 
+/** A request body: `bytes` bytes sent as `buf` over and over (its last piece cut short). */
+interface RepeatedBody {
+  buf: Buffer;
+  bytes: number;
+}
+
 function request(
   agent: http.Agent,
   base: URL,
   method: string,
   p: string,
   headers: Record<string, string>,
-  body?: Buffer,
+  body?: RepeatedBody,
 ): Promise<{ status: number; headers: http.IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ agent, host: base.hostname, port: base.port, method, path: p, headers }, (res) => {
@@ -109,20 +122,33 @@ function request(
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
     });
     req.on('error', reject);
-    req.end(body);
+    if (!body) return req.end();
+    let sent = 0;
+    const send = () => {
+      while (sent < body.bytes) {
+        const piece = body.bytes - sent >= body.buf.length ? body.buf : body.buf.subarray(0, body.bytes - sent);
+        sent += piece.length;
+        if (sent === body.bytes) return req.end(piece);
+        if (!req.write(piece)) return req.once('drain', send);
+      }
+    };
+    send();
   });
 }
 
-/** One tus upload from creation to the last 204 (which includes the move into place). */
-export async function uploadThroughTus(url: string, token: string, name: string, buf: Buffer, size: number): Promise<number> {
+/**
+ * One tus upload from creation to the last 204 (which includes the move into place), in PATCHes
+ * of `patchBytes` (default: `buf`'s length), each sent as `buf` over and over.
+ */
+export async function uploadThroughTus(url: string, token: string, name: string, buf: Buffer, size: number, patchBytes = buf.length): Promise<number> {
   const base = new URL(url);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const auth = { 'X-Auth': token, 'Tus-Resumable': '1.0.0' };
   const started = performance.now();
   const created = await request(agent, base, 'POST', `/api/tus/${name}?override=true`, { ...auth, 'Upload-Length': String(size) });
   if (created.status !== 201) throw new Error(`creation answered ${created.status}`);
-  for (let off = 0; off < size; off += buf.length) {
-    const part = size - off >= buf.length ? buf : buf.subarray(0, size - off);
+  for (let off = 0; off < size; off += patchBytes) {
+    const bytes = Math.min(patchBytes, size - off);
     const res = await request(
       agent,
       base,
@@ -132,9 +158,9 @@ export async function uploadThroughTus(url: string, token: string, name: string,
         ...auth,
         'Upload-Offset': String(off),
         'Content-Type': 'application/offset+octet-stream',
-        'Content-Length': String(part.length),
+        'Content-Length': String(bytes),
       },
-      part,
+      { buf, bytes },
     );
     if (res.status !== 204) throw new Error(`PATCH at ${off} answered ${res.status}`);
   }
@@ -197,6 +223,12 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       },
     );
     const peak = rssOf(pid);
+    // The same bytes in one PATCH (after the peak is read): what the 10 MiB chunks' turnaround costs.
+    const onePatch = await alternate(
+      Math.min(runs, 3),
+      async () => ({ mbps: mbps(size, await writeToDisk(baseline, buf, size)), files: [baseline] }),
+      async () => ({ mbps: mbps(size, await uploadThroughTus(fm.url, admin.token, 'upload.bin', buf, size, size)), files: [uploaded] }),
+    );
     // The same rounds against a bare Node receiver (bench/bare-receiver.ts): Node's own ceiling here.
     const bareDir = path.join(work, 'bare');
     fs.mkdirSync(bareDir);
@@ -230,6 +262,8 @@ export async function runUploadBench(opts: UploadBenchOptions = {}): Promise<Upl
       nginxCpuPerGiB: nginx.cpuPerGiB,
       nginxLoad: nginx.load,
       clientCpuRuns,
+      onePatchMBps: median(onePatch.fm),
+      onePatchRatio: onePatch.ratio,
       bareMBps: median(bareRounds.fm),
       bareRatio: bareRounds.ratio,
       bareCpuPerGiB: median(bareCpuRuns),
@@ -276,6 +310,7 @@ MB = 10^6 bytes. 1-minute load average: ${r.load[0].toFixed(1)} before, ${r.load
 | tus upload | ${f(r.tusMBps)} MB/s (runs: ${runs(r.tusRuns)}) | |
 | ratio per run | ${r.ratios.map((x) => x.toFixed(2)).join(' / ')} | |
 | **ratio tus / disk** | **${r.ratio.toFixed(2)}** | ≥ 0.7 |
+| fm, the same upload in one PATCH (no chunk turnaround) | ${f(r.onePatchMBps)} MB/s = ${r.onePatchRatio.toFixed(2)}× the baseline | |
 | a bare Node receiver (bench/bare-receiver.ts), the same rounds | ${f(r.bareMBps)} MB/s = ${r.bareRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / r.bareMBps).toFixed(2)}× of it; its CPU ${r.bareCpuPerGiB.toFixed(2)} s/GiB | |
 | nginx, one PUT of the same bytes (bench/nginx-receiver.ts), the same rounds | ${f(median(r.nginxRuns))} MB/s (runs: ${runs(r.nginxRuns)}) = ${r.nginxRatio.toFixed(2)}× the baseline; fm ${(r.tusMBps / median(r.nginxRuns)).toFixed(2)}× of it; nginx CPU ${median(r.nginxCpuPerGiB).toFixed(2)} s/GiB | |
 | bench client CPU per GiB sent to fm | ${median(r.clientCpuRuns).toFixed(2)} s | |
